@@ -1,0 +1,118 @@
+/**
+ * Runs one session over a transport: parse each frame, dispatch it without
+ * waiting for earlier ones, and write replies through the single writer so
+ * frames never interleave.
+ *
+ * @module
+ */
+
+import type { JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
+import type { Transport } from "../transports/transport.ts";
+import { type Dispatcher, type DispatchSession, errorReply } from "./dispatcher.ts";
+
+/** How a connection behaves at its edges. */
+export interface ConnectionOptions {
+  /** Where diagnostics go. */
+  log: (message: string) => void;
+  /** How long in-flight requests may run after EOF before they are aborted. */
+  shutdownGraceMs: number;
+  /** Aborting it ends the connection as if the peer had gone. */
+  signal?: AbortSignal;
+  /** Receives the function that sends a message to the peer, once the writer is ready. */
+  onOpen?: (send: (message: JsonRpcMessage | JsonRpcResponse[]) => void) => void;
+}
+
+function serialize(
+  message: JsonRpcMessage | JsonRpcResponse[],
+  log: (message: string) => void,
+): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    // A result that cannot be encoded (a BigInt, a cycle) must not kill the stream.
+    const id = !Array.isArray(message) && "id" in message ? message.id : null;
+    return JSON.stringify(errorReply(id, error, "serialising a reply", log));
+  }
+}
+
+function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * Serves `session` over `transport` until the peer closes its side (or the
+ * signal aborts), then waits for in-flight requests (up to the grace period,
+ * after which they are aborted), flushes and closes the writable side.
+ */
+export async function runConnection<S extends DispatchSession>(
+  transport: Transport,
+  dispatcher: Dispatcher<S>,
+  session: S,
+  options: ConnectionOptions,
+): Promise<void> {
+  const { log } = options;
+  const writer = transport.writable.getWriter();
+  let writable = true;
+  const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
+    if (!writable) return;
+    writer.write(serialize(message, log)).catch((error) => {
+      if (!writable) return;
+      writable = false;
+      log(`warden: cannot write to the client, ending the session: ${String(error)}`);
+      session.inflight.abortAll(new Error("The transport failed"));
+      reader.cancel().catch(() => {});
+    });
+  };
+  options.onOpen?.(send);
+
+  const pending = new Set<Promise<void>>();
+  const reader = transport.readable.getReader();
+  const stop = () => reader.cancel().catch(() => {});
+  options.signal?.addEventListener("abort", stop, { once: true });
+  let frames = 0;
+  try {
+    while (true) {
+      const { value: frame, done } = await reader.read();
+      if (done) break;
+      frames++;
+      let value: unknown;
+      try {
+        value = JSON.parse(frame);
+      } catch {
+        // Position and size only: the content may hold secrets.
+        log(`warden: skipped message ${frames} (${frame.length} chars): not valid JSON`);
+        continue;
+      }
+      const work = dispatcher.handle(value, session).then((reply) => {
+        if (reply !== undefined) send(reply);
+      });
+      pending.add(work);
+      work.finally(() => pending.delete(work));
+    }
+  } catch (error) {
+    log(`warden: the transport failed while reading: ${String(error)}`);
+  } finally {
+    options.signal?.removeEventListener("abort", stop);
+    reader.releaseLock();
+  }
+
+  if (pending.size > 0) {
+    const grace = delay(options.shutdownGraceMs);
+    await Promise.race([Promise.allSettled(pending), grace.promise]);
+    grace.cancel();
+    if (pending.size > 0) {
+      session.inflight.abortAll(new Error("The session is shutting down"));
+      await Promise.allSettled(pending);
+    }
+  }
+  if (writable) {
+    writable = false;
+    await writer.close().catch((error) => {
+      log(`warden: cannot flush replies to the client: ${String(error)}`);
+    });
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The JSON-RPC dispatcher: a method table, concurrency-safe request
+ * tracking, cancellation, batches, and the rule that every failure becomes a
+ * well-formed reply. It knows JSON-RPC, not MCP: the server layer fills the
+ * method table.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import {
+  classifyMessage,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcResponse,
+} from "../jsonrpc/messages.ts";
+import type { InflightRequest, InflightTable } from "./inflight.ts";
+
+/** What the dispatcher needs from a session. */
+export interface DispatchSession {
+  /** The session's in-flight requests. */
+  readonly inflight: InflightTable;
+  /** Whether a JSON array of messages is accepted (revision 2025-03-26 only). */
+  allowsBatches(): boolean;
+  /** Called with replies to requests this side sent (server → client). */
+  onResponse?(response: JsonRpcResponse): void;
+}
+
+/** Everything a method handler learns about its request. */
+export interface MethodContext<S extends DispatchSession> {
+  /** The request id. */
+  readonly id: JsonRpcId;
+  /** The session it arrived on. */
+  readonly session: S;
+  /** The in-flight entry: its signal aborts on cancellation or shutdown. */
+  readonly request: InflightRequest;
+}
+
+/** Answers one request; throw `RpcError` for a protocol error. */
+export type MethodHandler<S extends DispatchSession> = (
+  params: JsonRpcParams,
+  context: MethodContext<S>,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** Reacts to one notification; its errors are logged, never answered. */
+export type NotificationHandler<S extends DispatchSession> = (
+  params: JsonRpcParams,
+  session: S,
+) => void;
+
+/** What a dispatcher is built from. */
+export interface DispatcherOptions<S extends DispatchSession> {
+  /** Request handlers by method name. */
+  methods: ReadonlyMap<string, MethodHandler<S>>;
+  /** Notification handlers by method name; unknown notifications are ignored. */
+  notifications: ReadonlyMap<string, NotificationHandler<S>>;
+  /** Where diagnostics go (stderr in practice). */
+  log: (message: string) => void;
+}
+
+const EMPTY_PARAMS: JsonRpcParams = Object.freeze({});
+
+/** Keeps user-supplied text in messages short. */
+export function quote(value: string, max = 80): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+}
+
+function failure(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): JsonRpcFailure {
+  return data === undefined
+    ? { jsonrpc: "2.0", id, error: { code, message } }
+    : { jsonrpc: "2.0", id, error: { code, message, data } };
+}
+
+/** The reply to an exception thrown while answering `method`. */
+export function errorReply(
+  id: JsonRpcId | null,
+  error: unknown,
+  method: string,
+  log: (message: string) => void,
+): JsonRpcFailure {
+  if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
+  // Internals stay on stderr: the client learns only that it was our fault.
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  log(`warden: internal error in ${quote(method)}: ${detail}`);
+  return failure(id, ErrorCode.InternalError, "Internal error");
+}
+
+/**
+ * Routes parsed JSON values to handlers. Requests run concurrently: `handle`
+ * returns a promise per message, and nothing waits for an earlier one.
+ */
+export class Dispatcher<S extends DispatchSession> {
+  readonly #methods: ReadonlyMap<string, MethodHandler<S>>;
+  readonly #notifications: ReadonlyMap<string, NotificationHandler<S>>;
+  readonly #log: (message: string) => void;
+
+  constructor(options: DispatcherOptions<S>) {
+    this.#methods = options.methods;
+    this.#notifications = options.notifications;
+    this.#log = options.log;
+  }
+
+  /**
+   * Handles one parsed message or batch. Resolves to the reply to send, or
+   * undefined when none is due (notifications, responses, cancelled calls).
+   * Never rejects.
+   */
+  async handle(
+    value: unknown,
+    session: S,
+  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    if (!Array.isArray(value)) return await this.#handleOne(value, session);
+    if (!session.allowsBatches()) {
+      return failure(
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid request: batches are not supported in this protocol version",
+      );
+    }
+    if (value.length === 0) {
+      return failure(null, ErrorCode.InvalidRequest, "Invalid request: empty batch");
+    }
+    const replies = await Promise.all(
+      value.map((item) =>
+        Array.isArray(item)
+          ? failure(null, ErrorCode.InvalidRequest, "Invalid request: nested batch")
+          : this.#handleOne(item, session)
+      ),
+    );
+    const sent = replies.filter((reply) => reply !== undefined);
+    return sent.length === 0 ? undefined : sent;
+  }
+
+  async #handleOne(value: unknown, session: S): Promise<JsonRpcResponse | undefined> {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case "invalid":
+        return failure(classified.id, ErrorCode.InvalidRequest, classified.reason);
+      case "notification":
+        this.#notify(classified.message, session);
+        return undefined;
+      case "response":
+        session.onResponse?.(classified.message);
+        return undefined;
+    }
+    const { id, method } = classified.message;
+    const handler = this.#methods.get(method);
+    if (handler === undefined) {
+      return failure(id, ErrorCode.MethodNotFound, `Method not found: ${quote(method)}`);
+    }
+    const request = session.inflight.begin(id);
+    if (request === undefined) {
+      return failure(id, ErrorCode.InvalidRequest, "Invalid request: id is already in use");
+    }
+    try {
+      const result = await handler(classified.message.params ?? EMPTY_PARAMS, {
+        id,
+        session,
+        request,
+      });
+      if (request.cancelledByClient) return undefined;
+      return { jsonrpc: "2.0", id, result };
+    } catch (error) {
+      if (request.cancelledByClient) return undefined;
+      return errorReply(id, error, method, this.#log);
+    } finally {
+      session.inflight.end(id, request);
+    }
+  }
+
+  #notify(message: JsonRpcNotification, session: S): void {
+    const handler = this.#notifications.get(message.method);
+    if (handler === undefined) return;
+    try {
+      handler(message.params ?? EMPTY_PARAMS, session);
+    } catch (error) {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.#log(`warden: notification ${quote(message.method)} failed: ${detail}`);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * JSON-RPC 2.0 message types and the one function that sorts an incoming
+ * JSON value into request, notification, response or invalid.
+ *
+ * @module
+ */
+
+/** A request id: JSON-RPC allows strings and numbers (MCP forbids null). */
+export type JsonRpcId = string | number;
+
+/** Parameters of a request or notification; MCP always uses an object. */
+export type JsonRpcParams = Record<string, unknown>;
+
+/** A request: expects exactly one response with the same id. */
+export interface JsonRpcRequest {
+  /** Always "2.0". */
+  jsonrpc: "2.0";
+  /** Correlates the response. */
+  id: JsonRpcId;
+  /** The method to call. */
+  method: string;
+  /** Named parameters. */
+  params?: JsonRpcParams;
+}
+
+/** A notification: a request without an id, never answered. */
+export interface JsonRpcNotification {
+  /** Always "2.0". */
+  jsonrpc: "2.0";
+  /** The notification's method. */
+  method: string;
+  /** Named parameters. */
+  params?: JsonRpcParams;
+}
+
+/** A successful response. */
+export interface JsonRpcSuccess {
+  /** Always "2.0". */
+  jsonrpc: "2.0";
+  /** The id of the request this answers. */
+  id: JsonRpcId;
+  /** The method's result object. */
+  result: Record<string, unknown>;
+}
+
+/** The `error` member of an error response. */
+export interface JsonRpcErrorObject {
+  /** The error code (see `ErrorCode`). */
+  code: number;
+  /** A short description safe to show the client. */
+  message: string;
+  /** Optional structured detail. */
+  data?: unknown;
+}
+
+/** An error response; `id` is null when the request's id could not be read. */
+export interface JsonRpcFailure {
+  /** Always "2.0". */
+  jsonrpc: "2.0";
+  /** The id of the request this answers, or null. */
+  id: JsonRpcId | null;
+  /** What went wrong. */
+  error: JsonRpcErrorObject;
+}
+
+/** Either kind of response. */
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+
+/** Any single JSON-RPC 2.0 message. */
+export type JsonRpcMessage =
+  | JsonRpcRequest
+  | JsonRpcNotification
+  | JsonRpcResponse;
+
+/** What {@linkcode classifyMessage} found a JSON value to be. */
+export type Classified =
+  | { kind: "request"; message: JsonRpcRequest }
+  | { kind: "notification"; message: JsonRpcNotification }
+  | { kind: "response"; message: JsonRpcResponse }
+  | { kind: "invalid"; id: JsonRpcId | null; reason: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/**
+ * Sorts one parsed JSON value (not a batch) into a JSON-RPC message kind.
+ * Never throws: anything malformed comes back as `invalid` with the id to
+ * answer (null when no usable id was present) and the reason.
+ *
+ * @example
+ * ```ts ignore
+ * classifyMessage({ jsonrpc: "2.0", id: 1, method: "ping" }).kind; // "request"
+ * ```
+ */
+export function classifyMessage(value: unknown): Classified {
+  if (!isRecord(value)) {
+    return { kind: "invalid", id: null, reason: "Invalid request: expected a JSON object" };
+  }
+  const hasId = Object.hasOwn(value, "id");
+  const rawId = value.id;
+  const id = isId(rawId) ? rawId : null;
+  if (value.jsonrpc !== "2.0") {
+    return { kind: "invalid", id, reason: 'Invalid request: jsonrpc must be "2.0"' };
+  }
+  if (hasId && id === null) {
+    return { kind: "invalid", id: null, reason: "Invalid request: id must be a string or number" };
+  }
+  const method = value.method;
+  if (method === undefined && id !== null) {
+    const { result, error } = value;
+    if (isRecord(result)) return { kind: "response", message: { jsonrpc: "2.0", id, result } };
+    if (isRecord(error) && typeof error.code === "number") {
+      const detail: JsonRpcErrorObject = {
+        code: error.code,
+        message: typeof error.message === "string" ? error.message : "",
+      };
+      if (Object.hasOwn(error, "data")) detail.data = error.data;
+      return { kind: "response", message: { jsonrpc: "2.0", id, error: detail } };
+    }
+  }
+  if (typeof method !== "string") {
+    return {
+      kind: "invalid",
+      id,
+      reason: method === undefined
+        ? "Invalid request: missing method"
+        : "Invalid request: method must be a string",
+    };
+  }
+  const params = value.params;
+  if (id === null) {
+    // Notifications are never answered, valid or not, so bad params are dropped, not refused.
+    return {
+      kind: "notification",
+      message: isRecord(params) ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method },
+    };
+  }
+  if (params !== undefined && !isRecord(params)) {
+    return { kind: "invalid", id, reason: "Invalid request: params must be an object" };
+  }
+  return {
+    kind: "request",
+    message: params === undefined
+      ? { jsonrpc: "2.0", id, method }
+      : { jsonrpc: "2.0", id, method, params },
+  };
+}

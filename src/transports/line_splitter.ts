@@ -1,0 +1,251 @@
+/**
+ * Splits a byte stream into newline-delimited text lines, the framing of the
+ * stdio transport, without ever holding an over-long line in memory whole.
+ *
+ * @module
+ */
+
+/**
+ * Why {@linkcode LineSplitter} dropped a line instead of emitting it.
+ *
+ * @example Describing a reason
+ * ```ts
+ * import type { DropReason } from "@warden/mcp";
+ * const describe = (reason: DropReason): string =>
+ *   reason === "too-long" ? "over the size limit" : "not UTF-8";
+ * console.assert(describe("invalid-utf8") === "not UTF-8");
+ * ```
+ */
+export type DropReason = "too-long" | "invalid-utf8";
+
+/**
+ * What {@linkcode LineSplitter} tells `onDropped` about a line it dropped:
+ * never its content.
+ *
+ * @example Noting dropped lines
+ * ```ts
+ * import { type DroppedLine, LineSplitter } from "@warden/mcp";
+ * const note = ({ line, bytes, reason }: DroppedLine): void =>
+ *   console.error(`dropped line ${line} (${bytes} bytes): ${reason}`);
+ * const splitter = new LineSplitter({ onDropped: note });
+ * ```
+ */
+export interface DroppedLine {
+  /** The 1-based line number, counting every line including blank and dropped ones. */
+  readonly line: number;
+  /** The line's size in bytes, without its `\n` or `\r\n` terminator. */
+  readonly bytes: number;
+  /** Why the line was dropped. */
+  readonly reason: DropReason;
+}
+
+/**
+ * Options for {@linkcode LineSplitter}.
+ *
+ * @example A 1 MiB limit
+ * ```ts
+ * import { LineSplitter, type LineSplitterOptions } from "@warden/mcp";
+ * const options: LineSplitterOptions = { maxLineBytes: 1024 * 1024 };
+ * const splitter = new LineSplitter(options);
+ * ```
+ */
+export interface LineSplitterOptions {
+  /**
+   * The longest line, in bytes without its terminator, that is emitted.
+   * Longer lines are discarded as they stream past and reported as `too-long`.
+   *
+   * @default {8388608}
+   */
+  readonly maxLineBytes?: number;
+  /**
+   * Called for every line that is dropped, with its number and size only.
+   * An exception it throws errors the stream.
+   */
+  readonly onDropped?: (info: DroppedLine) => void;
+}
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/** 8 MiB: room for any sane JSON-RPC message, small enough to refuse a runaway peer. */
+const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A `TransformStream` from UTF-8 bytes to lines of text. It splits on `\n`,
+ * strips one trailing `\r`, skips lines made only of JSON whitespace (space,
+ * tab, `\r`) while still counting them, and emits a final line that lacks a
+ * `\n` at EOF. Lines are decoded whole, so a chunk may end inside a multi-byte
+ * character. A line that is not valid UTF-8 is dropped; so is a line longer
+ * than `maxLineBytes`, whose bytes are discarded as soon as the limit is
+ * passed rather than buffered.
+ *
+ * Chunks are kept by reference until their line completes, so a producer must
+ * not reuse a chunk's memory after enqueueing it (the usual streams contract).
+ *
+ * @throws {RangeError} If `maxLineBytes` is not a positive integer.
+ *
+ * @example Usage
+ * ```ts
+ * import { LineSplitter } from "@warden/mcp";
+ * const bytes = new TextEncoder().encode('{"a":1}\r\n\n{"b":2}');
+ * const lines = await Array.fromAsync(
+ *   ReadableStream.from([bytes]).pipeThrough(new LineSplitter()),
+ * );
+ * console.assert(lines.length === 2 && lines[1] === '{"b":2}');
+ * ```
+ */
+export class LineSplitter extends TransformStream<Uint8Array, string> {
+  /** The limit in force, after the default was applied. */
+  readonly maxLineBytes: number;
+  readonly #state: SplitterState;
+
+  /** Creates a splitter; see {@linkcode LineSplitterOptions}. */
+  constructor(options: LineSplitterOptions = {}) {
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) {
+      throw new RangeError(
+        `Cannot create line splitter: maxLineBytes must be a positive integer, got ${maxLineBytes}`,
+      );
+    }
+    const state = new SplitterState(maxLineBytes, options.onDropped);
+    super({
+      transform: (chunk, controller) => state.push(chunk, controller),
+      flush: (controller) => state.end(controller),
+    });
+    this.maxLineBytes = maxLineBytes;
+    this.#state = state;
+  }
+
+  /**
+   * Bytes held for the line in progress (diagnostic): never more than
+   * `maxLineBytes + 1` (the `\r` of a `\r\n` may be the extra byte), however
+   * long the line is.
+   */
+  get bufferedBytes(): number {
+    return this.#state.pendingBytes;
+  }
+}
+
+/** The splitter's mutable state, kept apart so the constructor can build it before `super()`. */
+class SplitterState {
+  readonly #maxLineBytes: number;
+  readonly #onDropped: ((info: DroppedLine) => void) | undefined;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  /** Pieces of the unfinished line, joined once when its `\n` arrives. */
+  #parts: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** Bytes of an over-long line discarded so far, or -1 while not discarding. */
+  #discardedBytes = -1;
+  /** The last byte discarded, to tell whether an over-long line ended in `\r\n`. */
+  #lastDiscardedByte = 0;
+  #lineNumber = 0;
+
+  constructor(maxLineBytes: number, onDropped: ((info: DroppedLine) => void) | undefined) {
+    this.#maxLineBytes = maxLineBytes;
+    this.#onDropped = onDropped;
+  }
+
+  get pendingBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  push(chunk: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const piece = chunk.subarray(start, end);
+      if (newline === -1) {
+        this.#hold(piece);
+        return;
+      }
+      this.#finishLine(piece, controller);
+      start = newline + 1;
+    }
+  }
+
+  end(controller: TransformStreamDefaultController<string>): void {
+    if (this.#discardedBytes >= 0 || this.#parts.length > 0) {
+      this.#finishLine(new Uint8Array(0), controller);
+    }
+  }
+
+  /** Keeps a piece of an unfinished line, or discards it once the line is too long. */
+  #hold(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (this.#discardedBytes >= 0) {
+      this.#discard(piece);
+    } else if (this.#pendingBytes + piece.length > this.#maxLineBytes + 1) {
+      // One byte of slack: the line's last byte may be the `\r` of a `\r\n`.
+      this.#discardedBytes = this.#pendingBytes;
+      this.#parts = [];
+      this.#pendingBytes = 0;
+      this.#discard(piece);
+    } else {
+      this.#parts.push(piece);
+      this.#pendingBytes += piece.length;
+    }
+  }
+
+  #discard(piece: Uint8Array): void {
+    this.#discardedBytes += piece.length;
+    this.#lastDiscardedByte = piece.at(-1) ?? this.#lastDiscardedByte;
+  }
+
+  /** Completes the current line with its last piece (possibly empty) and emits or drops it. */
+  #finishLine(last: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+    this.#lineNumber++;
+    const discarding = this.#discardedBytes >= 0;
+    const total = (discarding ? this.#discardedBytes : this.#pendingBytes) + last.length;
+    const lastByte = last.at(-1) ??
+      (discarding ? this.#lastDiscardedByte : this.#parts.at(-1)?.at(-1));
+    const size = lastByte === CARRIAGE_RETURN ? total - 1 : total;
+    if (size > this.#maxLineBytes) {
+      // Checked before joining, so a line is never assembled only to be dropped.
+      this.#drop(size, "too-long");
+    } else {
+      const line = (this.#parts.length === 0 ? last : this.#join(last)).subarray(0, size);
+      if (!isBlank(line)) this.#emit(line, controller);
+    }
+    this.#parts = [];
+    this.#pendingBytes = 0;
+    this.#discardedBytes = -1;
+  }
+
+  #join(last: Uint8Array): Uint8Array {
+    const line = new Uint8Array(this.#pendingBytes + last.length);
+    let offset = 0;
+    for (const part of this.#parts) {
+      line.set(part, offset);
+      offset += part.length;
+    }
+    line.set(last, offset);
+    return line;
+  }
+
+  #emit(line: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+    let text: string;
+    try {
+      text = this.#decoder.decode(line);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      this.#drop(line.length, "invalid-utf8");
+      return;
+    }
+    controller.enqueue(text);
+  }
+
+  #drop(bytes: number, reason: DropReason): void {
+    this.#onDropped?.({ line: this.#lineNumber, bytes, reason });
+  }
+}
+
+/** True when every byte is JSON whitespace; a JSON line costs one byte of scanning. */
+function isBlank(line: Uint8Array): boolean {
+  for (const byte of line) {
+    if (byte !== SPACE && byte !== TAB && byte !== CARRIAGE_RETURN) return false;
+  }
+  return true;
+}

@@ -1,0 +1,31 @@
+/**
+ * The one interface every transport implements.
+ *
+ * @module
+ */
+
+/**
+ * A bidirectional stream of JSON-RPC frames: each chunk is the JSON text of
+ * one message (or one batch), without framing. Transports only frame; parsing
+ * and serialising belong to the session, so a transport never sees a message
+ * it cannot encode.
+ *
+ * Lifecycle: `readable` ends when the peer is gone (EOF); the session then
+ * finishes in-flight work and closes `writable`, which releases the
+ * transport's resources. Writes arrive one at a time in order (the session
+ * holds the only writer), and a write settles once the frame was accepted by
+ * the underlying sink, which is how backpressure reaches the session.
+ *
+ * @example A transport from two streams you already have
+ * ```ts
+ * import type { Transport } from "@warden/mcp";
+ * const { readable, writable } = new TransformStream<string, string>();
+ * const loopback: Transport = { readable, writable };
+ * ```
+ */
+export interface Transport {
+  /** Frames from the peer, one JSON text each. */
+  readonly readable: ReadableStream<string>;
+  /** Frames to the peer, one JSON text each. */
+  readonly writable: WritableStream<string>;
+}
