@@ -35,12 +35,16 @@ function serialize(
   }
 }
 
-function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
+/** How long aborted handlers get to settle before the session closes without them. */
+const ABORT_WAIT_MS = 1000;
+
+async function settleWithin(pending: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const promise = new Promise<void>((resolve) => {
+  const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
   });
-  return { promise, cancel: () => clearTimeout(timer) };
+  await Promise.race([Promise.allSettled(pending), timeout]);
+  clearTimeout(timer);
 }
 
 /**
@@ -100,13 +104,17 @@ export async function runConnection<S extends DispatchSession>(
     reader.releaseLock();
   }
 
+  // On EOF in-flight calls get the grace period; on close() they were aborted already.
+  const stopped = options.signal?.aborted === true;
+  if (pending.size > 0 && !stopped) await settleWithin(pending, options.shutdownGraceMs);
   if (pending.size > 0) {
-    const grace = delay(options.shutdownGraceMs);
-    await Promise.race([Promise.allSettled(pending), grace.promise]);
-    grace.cancel();
+    session.inflight.abortAll(new Error("The session is shutting down"));
+    // A handler that ignores its signal must not hold the session open forever.
+    await settleWithin(pending, ABORT_WAIT_MS);
     if (pending.size > 0) {
-      session.inflight.abortAll(new Error("The session is shutting down"));
-      await Promise.allSettled(pending);
+      log(
+        `warden: ${pending.size} request(s) ignored their abort signal; closing without their replies`,
+      );
     }
   }
   if (writable) {

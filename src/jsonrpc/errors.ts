@@ -60,6 +60,8 @@ export class RpcError extends Error {
   readonly data: unknown;
 
   /**
+   * Creates a protocol error.
+   *
    * @param code The JSON-RPC error code.
    * @param message A message safe to show the client.
    * @param data Optional detail sent as `error.data`.

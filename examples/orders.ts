@@ -1,0 +1,174 @@
+/**
+ * An order desk over MCP: the example server `deno task start` runs on stdio.
+ *
+ * Tools `get_order`, `add` and `cancel_order`; resources `orders://ORD-1`,
+ * `orders://ORD-2` and `orders://readme`; prompt `summarize_order`.
+ *
+ * @module
+ */
+
+import {
+  createServer,
+  defineTool,
+  type Guardrail,
+  type Server,
+  serverSetup,
+  serveStdio,
+} from "../mod.ts";
+
+/** One order in the desk's in-memory book. */
+export interface Order {
+  /** The order id, `ORD-` and digits. */
+  id: string;
+  /** Who placed it. */
+  customer: string;
+  /** What was ordered. */
+  items: { sku: string; quantity: number }[];
+  /** Where it stands. */
+  status: "open" | "shipped" | "cancelled";
+  /** Free-form notes from the desk (they may hold secrets: see the redaction rules). */
+  notes?: string;
+}
+
+function sampleOrders(): Map<string, Order> {
+  return new Map([
+    ["ORD-1", {
+      id: "ORD-1",
+      customer: "Ada",
+      items: [{ sku: "LAMP-2", quantity: 1 }],
+      status: "open",
+    }],
+    ["ORD-2", {
+      id: "ORD-2",
+      customer: "Grace",
+      items: [{ sku: "DESK-9", quantity: 2 }, { sku: "CHAIR-4", quantity: 4 }],
+      status: "shipped",
+      notes: "Paid through the partner API with key ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a",
+    }],
+  ]);
+}
+
+// A fragment shared by two schemas: outside a literal it needs `as const` to keep its types.
+const ORDER_ID = {
+  type: "string",
+  pattern: "^ORD-[0-9]+$",
+  description: "An order id like ORD-1",
+} as const;
+
+const README = `# Order desk
+
+Look orders up with \`get_order\`, cancel open ones with \`cancel_order\`.
+Order ids look like \`ORD-1\`.
+`;
+
+/** Options of {@linkcode createOrderDesk}. */
+export interface OrderDeskOptions {
+  /** Guardrails to run every call through. */
+  guardrails?: readonly Guardrail[];
+  /** The principal the guardrails decide about. */
+  principal?: string;
+}
+
+/**
+ * Builds the order-desk server over its own in-memory book of orders.
+ *
+ * @example
+ * ```ts
+ * import { createOrderDesk } from "@warden/mcp/examples/orders";
+ * const server = createOrderDesk();
+ * const reply = await server.handle({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+ * ```
+ */
+export function createOrderDesk(options: OrderDeskOptions = {}): Server {
+  const orders = sampleOrders();
+  const find = (id: string): Order => {
+    const order = orders.get(id);
+    if (order === undefined) throw new Error(`no order named '${id}'`);
+    return order;
+  };
+
+  const server = createServer({
+    ...options,
+    name: "order-desk",
+    title: "Order desk",
+    version: "0.1.0",
+    instructions:
+      "Order ids look like ORD-1. Cancelling is permanent: confirm with the user first.",
+    tools: [
+      defineTool({
+        name: "get_order",
+        title: "Get order",
+        description: "Look up one order by id",
+        inputSchema: { type: "object", properties: { order_id: ORDER_ID }, required: ["order_id"] },
+        annotations: { readOnlyHint: true },
+        handler: ({ order_id }) => JSON.stringify(find(order_id), null, 2),
+      }),
+      defineTool({
+        name: "add",
+        description: "Add two integers",
+        inputSchema: {
+          type: "object",
+          properties: { a: { type: "integer" }, b: { type: "integer" } },
+          required: ["a", "b"],
+          additionalProperties: false,
+        },
+        outputSchema: {
+          type: "object",
+          properties: { sum: { type: "integer" } },
+          required: ["sum"],
+        },
+        handler: ({ a, b }) => ({ structuredContent: { sum: a + b } }),
+      }),
+      defineTool({
+        name: "cancel_order",
+        title: "Cancel order",
+        description: "Cancel an open order. This cannot be undone.",
+        inputSchema: { type: "object", properties: { order_id: ORDER_ID }, required: ["order_id"] },
+        annotations: { destructiveHint: true, idempotentHint: true },
+        handler: ({ order_id }) => {
+          const order = find(order_id);
+          if (order.status === "shipped") {
+            throw new Error(`order '${order_id}' has already shipped`);
+          }
+          order.status = "cancelled";
+          return `Cancelled ${order_id}`;
+        },
+      }),
+    ],
+    resources: [
+      ...["ORD-1", "ORD-2"].map((id) => ({
+        uri: `orders://${id}`,
+        name: id,
+        description: `Order ${id} as JSON`,
+        mimeType: "application/json",
+        read: () => find(id),
+      })),
+      {
+        uri: "orders://readme",
+        name: "readme",
+        title: "How to use the order desk",
+        mimeType: "text/markdown",
+        read: () => README,
+      },
+    ],
+    prompts: [{
+      name: "summarize_order",
+      title: "Summarize an order",
+      description: "Ask the model for a one-paragraph summary of an order",
+      arguments: [{ name: "order_id", description: "The order to summarize", required: true }],
+      get: (args: { order_id?: string }) =>
+        `Summarize order ${args.order_id} for a customer-service agent in one paragraph. ` +
+        `Read it with the get_order tool first.`,
+    }],
+  });
+  return server;
+}
+
+if (import.meta.main) {
+  const setup = await serverSetup(Deno.args, { name: "order-desk", version: "0.1.0" });
+  const server = createOrderDesk(setup);
+  console.error(
+    `order-desk: ready on stdio (tools: get_order, add, cancel_order; ${setup.guardrails.length} guardrails)`,
+  );
+  await serveStdio(server);
+}

@@ -1,0 +1,191 @@
+/**
+ * MCP content, tool results, resource contents and prompt messages: the
+ * shapes handlers return, and the functions that turn a handler's return
+ * value into the wire form.
+ *
+ * @module
+ */
+
+/** Optional hints on a content block for the client. */
+export interface ContentAnnotations {
+  /** Who the block is meant for. */
+  audience?: ("user" | "assistant")[];
+  /** 0 (least) to 1 (most important). */
+  priority?: number;
+  /** ISO 8601 time the content was last modified. */
+  lastModified?: string;
+}
+
+/** A text block. */
+export interface TextContent {
+  /** Block kind. */
+  type: "text";
+  /** The text. */
+  text: string;
+  /** Optional client hints. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** An image, base64-encoded. */
+export interface ImageContent {
+  /** Block kind. */
+  type: "image";
+  /** Base64 data. */
+  data: string;
+  /** For example `image/png`. */
+  mimeType: string;
+  /** Optional client hints. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** Audio, base64-encoded. */
+export interface AudioContent {
+  /** Block kind. */
+  type: "audio";
+  /** Base64 data. */
+  data: string;
+  /** For example `audio/wav`. */
+  mimeType: string;
+  /** Optional client hints. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** The contents of one resource, as text or as a base64 blob. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
+
+/** A resource embedded in a result or message. */
+export interface EmbeddedResource {
+  /** Block kind. */
+  type: "resource";
+  /** The embedded contents. */
+  resource: ResourceContents;
+  /** Optional client hints. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A link to a resource the client may read. */
+export interface ResourceLink {
+  /** Block kind. */
+  type: "resource_link";
+  /** The linked resource's URI. */
+  uri: string;
+  /** Programmatic name. */
+  name: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What the resource is. */
+  description?: string;
+  /** Its MIME type, when known. */
+  mimeType?: string;
+  /** Optional client hints. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** Any block a tool result or prompt message may carry. */
+export type ContentBlock =
+  | TextContent
+  | ImageContent
+  | AudioContent
+  | EmbeddedResource
+  | ResourceLink;
+
+/** The full result of a tool call, as sent to the client. */
+export interface ToolResult<S = Record<string, unknown>> {
+  /** What the model reads. */
+  content?: ContentBlock[];
+  /** Typed output matching the tool's `outputSchema`. */
+  structuredContent?: S;
+  /** True when the call was made and failed. */
+  isError?: boolean;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** One message of a prompt. */
+export interface PromptMessage {
+  /** Who speaks it. */
+  role: "user" | "assistant";
+  /** One content block. */
+  content: ContentBlock;
+}
+
+const BLOCK_TYPES: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "audio",
+  "resource",
+  "resource_link",
+]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Why `value` is not a content block, or undefined when it is one. Checks only
+ * what a client needs to render it; blocks otherwise pass through unchanged.
+ */
+export function contentBlockProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return "is not an object";
+  const type = value.type;
+  if (typeof type !== "string" || !BLOCK_TYPES.has(type)) {
+    return `has unknown type ${JSON.stringify(type)}`;
+  }
+  switch (type) {
+    case "text":
+      return typeof value.text === "string" ? undefined : "needs a string 'text'";
+    case "image":
+    case "audio":
+      return typeof value.data === "string" && typeof value.mimeType === "string"
+        ? undefined
+        : "needs string 'data' and 'mimeType'";
+    case "resource": {
+      const r = value.resource;
+      return isRecord(r) && typeof r.uri === "string" &&
+          (typeof r.text === "string" || typeof r.blob === "string")
+        ? undefined
+        : "needs a 'resource' with 'uri' and 'text' or 'blob'";
+    }
+    default:
+      return typeof value.uri === "string" && typeof value.name === "string"
+        ? undefined
+        : "needs string 'uri' and 'name'";
+  }
+}
+
+/** Checks a list of blocks; returns the first problem, naming its index. */
+export function contentListProblem(blocks: readonly unknown[]): string | undefined {
+  for (let i = 0; i < blocks.length; i++) {
+    const problem = contentBlockProblem(blocks[i]);
+    if (problem !== undefined) return `content block ${i} ${problem}`;
+  }
+  return undefined;
+}
+
+/** One text block. */
+export function text(value: string): TextContent {
+  return { type: "text", text: value };
+}
+
+const BASE64_CHUNK = 0x8000;
+
+/** Base64 without a dependency: chunked so large inputs don't overflow the argument limit. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += BASE64_CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + BASE64_CHUNK));
+  }
+  return btoa(binary);
+}

@@ -1,0 +1,118 @@
+/**
+ * Resources: definitions, registration and reading.
+ *
+ * @module
+ */
+
+import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { RequestContext } from "./context.ts";
+import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
+import { thrownOutcome } from "./outcome.ts";
+
+/** The context of a read: the request's, plus the URI read. */
+export interface ResourceContext extends RequestContext {
+  /** The URI the client asked for. */
+  readonly uri: string;
+}
+
+/**
+ * A resource. `read` may return a string (sent as text), bytes (sent as a
+ * base64 blob) or any other JSON value (sent as JSON text, `application/json`).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * const server = createServer({ name: "docs", version: "1.0.0" });
+ * server.resource({
+ *   uri: "docs://readme",
+ *   name: "readme",
+ *   mimeType: "text/markdown",
+ *   read: () => "# Read me",
+ * });
+ * ```
+ */
+export interface ResourceDefinition {
+  /** The resource's URI; unique within the server. */
+  uri: string;
+  /** Programmatic name. */
+  name: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What it holds. */
+  description?: string;
+  /** MIME type; defaults by what `read` returns. */
+  mimeType?: string;
+  /** Size in bytes, when known. */
+  size?: number;
+  /** Hints for the client. */
+  annotations?: ContentAnnotations;
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+  /** Produces the contents: a string, a `Uint8Array`, or a JSON value. */
+  read(context: ResourceContext): unknown;
+}
+
+/** A resource after registration. */
+export interface RegisteredResource {
+  /** The definition as given. */
+  readonly definition: ResourceDefinition;
+  /** The resources/list entry. */
+  readonly listing: Readonly<Record<string, unknown>>;
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** Checks a definition; throws `TypeError` naming the resource. */
+export function registerResource(resource: ResourceDefinition): RegisteredResource {
+  if (typeof resource !== "object" || resource === null) {
+    throw new TypeError("Cannot register resource: expected a resource definition object");
+  }
+  if (typeof resource.uri !== "string" || !SCHEME.test(resource.uri)) {
+    throw new TypeError("Cannot register resource: uri must be a URI with a scheme");
+  }
+  const label = `Cannot register resource '${resource.uri}'`;
+  if (typeof resource.name !== "string" || resource.name.length === 0) {
+    throw new TypeError(`${label}: name must be a non-empty string`);
+  }
+  if (typeof resource.read !== "function") {
+    throw new TypeError(`${label}: read must be a function`);
+  }
+  const listing: Record<string, unknown> = { uri: resource.uri, name: resource.name };
+  for (const key of ["title", "description", "mimeType", "size", "annotations", "_meta"] as const) {
+    if (resource[key] !== undefined) listing[key] = resource[key];
+  }
+  return { definition: resource, listing: Object.freeze(listing) };
+}
+
+/** Encodes what a reader returned as resource contents. */
+export function toContents(
+  uri: string,
+  mimeType: string | undefined,
+  value: unknown,
+): ResourceContents {
+  if (typeof value === "string") return { uri, mimeType: mimeType ?? "text/plain", text: value };
+  if (value instanceof Uint8Array) {
+    return { uri, mimeType: mimeType ?? "application/octet-stream", blob: toBase64(value) };
+  }
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError(`cannot encode a ${typeof value} as JSON`);
+  return { uri, mimeType: mimeType ?? "application/json", text: json };
+}
+
+/** Reads a resource into a resources/read result. */
+export async function readResource(
+  resource: RegisteredResource,
+  context: ResourceContext,
+  log: (message: string) => void,
+): Promise<CallOutcome> {
+  const { definition } = resource;
+  try {
+    const value = await definition.read(context);
+    return {
+      status: "ok",
+      result: { contents: [toContents(context.uri, definition.mimeType, value)] },
+    };
+  } catch (error) {
+    return thrownOutcome(error, context.signal, `reading resource '${definition.uri}'`, log);
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * Tools: their definition (with argument types inferred from the schema
+ * literal), the registry, and the innermost call step (validate, run,
+ * shape the result).
+ *
+ * @module
+ */
+
+import { compileSchema, type Validator } from "../schema/compile.ts";
+import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
+import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { RequestContext } from "./context.ts";
+import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
+import { cancelledOutcome, errorOutcome, invalidParams } from "./outcome.ts";
+import { RpcError } from "../jsonrpc/errors.ts";
+
+/** Hints about a tool's behaviour; clients must not trust them from untrusted servers. */
+export interface ToolAnnotations {
+  /** A human-readable title. */
+  title?: string;
+  /** The tool does not change its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may make destructive updates. */
+  destructiveHint?: boolean;
+  /** Calling it twice with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** The tool talks to an open world (the web, other systems). */
+  openWorldHint?: boolean;
+}
+
+/** What a tool handler may return: text, blocks, or a full result (typed when `outputSchema` is set). */
+export type ToolReturn<O extends ObjectSchema | undefined> = [O] extends [ObjectSchema]
+  ? ToolResult<Infer<O>>
+  : string | ContentBlock[] | ToolResult;
+
+/**
+ * A tool. `inputSchema` is a plain JSON Schema literal; the handler's
+ * argument type is inferred from it, and arguments are validated against it
+ * before the handler runs.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@warden/mcp";
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "Adds two integers",
+ *   inputSchema: {
+ *     type: "object",
+ *     properties: { a: { type: "integer" }, b: { type: "integer" } },
+ *     required: ["a", "b"],
+ *   },
+ *   handler: ({ a, b }) => String(a + b),
+ * });
+ * ```
+ */
+export interface ToolDefinition<
+  S extends ObjectSchema = ObjectSchema,
+  O extends ObjectSchema | undefined = ObjectSchema | undefined,
+> {
+  /** Unique programmatic name. */
+  name: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** JSON Schema of the arguments (type "object"). */
+  inputSchema: S;
+  /** JSON Schema of `structuredContent`, when the tool returns typed output. */
+  outputSchema?: O;
+  /** Behaviour hints. */
+  annotations?: ToolAnnotations;
+  /** Extension metadata, published in tools/list. */
+  _meta?: Record<string, unknown>;
+  /** Does the work. Throwing (or returning `isError: true`) reports a failed call to the model. */
+  handler(args: InferArgs<S>, context: RequestContext): ToolReturn<O> | Promise<ToolReturn<O>>;
+}
+
+/**
+ * Declares a tool with its handler's argument type inferred from the schema
+ * literal (no `as const` needed). Use it to define tools in their own modules.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@warden/mcp";
+ * export const greet = defineTool({
+ *   name: "greet",
+ *   description: "Greets someone",
+ *   inputSchema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+ *   handler: ({ who }) => `Hello, ${who}`,
+ * });
+ * ```
+ */
+export function defineTool<
+  const S extends ObjectSchema,
+  const O extends ObjectSchema | undefined = undefined,
+>(definition: ToolDefinition<S, O>): ToolDefinition<S, O> {
+  return definition;
+}
+
+/** A tool after registration: schemas compiled once, listing entry built once. */
+export interface RegisteredTool {
+  /** The definition as given. */
+  readonly definition: ToolDefinition;
+  /** Validates arguments. */
+  readonly validate: Validator;
+  /** Validates structured output, when an output schema is declared. */
+  readonly validateOutput: Validator | undefined;
+  /** The tools/list entry. */
+  readonly listing: Readonly<Record<string, unknown>>;
+}
+
+function listingOf(tool: ToolDefinition): Record<string, unknown> {
+  const entry: Record<string, unknown> = { name: tool.name };
+  if (tool.title !== undefined) entry.title = tool.title;
+  entry.description = tool.description;
+  entry.inputSchema = tool.inputSchema;
+  if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
+  if (tool.annotations !== undefined) entry.annotations = tool.annotations;
+  if (tool._meta !== undefined) entry._meta = tool._meta;
+  return entry;
+}
+
+/** Checks a definition and compiles its schemas; throws `TypeError` naming the tool. */
+export function registerTool(tool: ToolDefinition): RegisteredTool {
+  if (typeof tool !== "object" || tool === null) {
+    throw new TypeError("Cannot register tool: expected a tool definition object");
+  }
+  if (typeof tool.name !== "string" || tool.name.length === 0) {
+    throw new TypeError("Cannot register tool: name must be a non-empty string");
+  }
+  const label = `Cannot register tool '${tool.name}'`;
+  if (typeof tool.description !== "string") {
+    throw new TypeError(`${label}: description must be a string`);
+  }
+  if (typeof tool.handler !== "function") {
+    throw new TypeError(`${label}: handler must be a function`);
+  }
+  const schema: unknown = tool.inputSchema;
+  if (typeof schema !== "object" || schema === null || tool.inputSchema.type !== "object") {
+    throw new TypeError(`${label}: inputSchema must be a JSON Schema with type "object"`);
+  }
+  const validate = compileSchema(tool.inputSchema, { label: `${label}: inputSchema` });
+  let validateOutput: Validator | undefined;
+  if (tool.outputSchema !== undefined) {
+    if (tool.outputSchema.type !== "object") {
+      throw new TypeError(`${label}: outputSchema must be a JSON Schema with type "object"`);
+    }
+    validateOutput = compileSchema(tool.outputSchema, { label: `${label}: outputSchema` });
+  }
+  return { definition: tool, validate, validateOutput, listing: Object.freeze(listingOf(tool)) };
+}
+
+function summarize(violations: readonly { path: string; message: string }[]): string {
+  const shown = violations.slice(0, 3).map((v) => `${v.path} ${v.message}`).join("; ");
+  return violations.length > 3 ? `${shown}; and ${violations.length - 3} more` : shown;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function toolError(message: string): CallOutcome {
+  return { status: "tool_error", result: { content: [text(message)], isError: true } };
+}
+
+/** Shapes what a handler returned into a tools/call result, or explains why it can't. */
+function shapeResult(
+  tool: RegisteredTool,
+  value: unknown,
+  log: (message: string) => void,
+): CallOutcome {
+  const name = tool.definition.name;
+  const broken = (problem: string): CallOutcome => {
+    log(`warden: tool '${name}' returned an invalid result: ${problem}`);
+    return toolError(`Tool '${name}' returned an invalid result`);
+  };
+  if (typeof value === "string") return { status: "ok", result: { content: [text(value)] } };
+  if (value === undefined || value === null) return { status: "ok", result: { content: [] } };
+  if (Array.isArray(value)) {
+    const problem = contentListProblem(value);
+    return problem === undefined ? { status: "ok", result: { content: value } } : broken(problem);
+  }
+  if (!isRecord(value)) return broken(`a ${typeof value} is not a tool result`);
+  const { content, structuredContent, isError, _meta } = value;
+  if (content === undefined && structuredContent === undefined && isError === undefined) {
+    return broken("an object needs 'content' or 'structuredContent'");
+  }
+  if (content !== undefined && !Array.isArray(content)) return broken("'content' must be an array");
+  if (content !== undefined) {
+    const problem = contentListProblem(content);
+    if (problem !== undefined) return broken(problem);
+  }
+  if (structuredContent !== undefined && !isRecord(structuredContent)) {
+    return broken("'structuredContent' must be an object");
+  }
+  if (isError !== undefined && typeof isError !== "boolean") {
+    return broken("'isError' must be a boolean");
+  }
+  if (isError === true) {
+    const result: Record<string, unknown> = { content: content ?? [], isError: true };
+    if (_meta !== undefined) result._meta = _meta;
+    return { status: "tool_error", result };
+  }
+  if (tool.validateOutput !== undefined) {
+    if (structuredContent === undefined) {
+      return broken("it declares an outputSchema but returned no 'structuredContent'");
+    }
+    const violations = tool.validateOutput(structuredContent);
+    if (violations.length > 0) {
+      log(
+        `warden: tool '${name}' output does not match its outputSchema: ${summarize(violations)}`,
+      );
+      return toolError(
+        `Tool '${name}' returned output that does not match its outputSchema: ${
+          summarize(violations)
+        }`,
+      );
+    }
+  }
+  const result: Record<string, unknown> = {
+    // Older clients read only content: mirror typed output as JSON text for them.
+    content: content !== undefined && content.length > 0
+      ? content
+      : structuredContent !== undefined
+      ? [text(JSON.stringify(structuredContent))]
+      : [],
+  };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  if (_meta !== undefined) result._meta = _meta;
+  return { status: "ok", result };
+}
+
+/**
+ * Validates the arguments, runs the handler and shapes its result. A thrown
+ * `RpcError` stays a protocol error; anything else thrown is the call failing
+ * and becomes an `isError` result with the error's message.
+ */
+export async function runTool(
+  tool: RegisteredTool,
+  args: Readonly<Record<string, unknown>>,
+  context: RequestContext,
+  log: (message: string) => void,
+): Promise<CallOutcome> {
+  const name = tool.definition.name;
+  const violations = tool.validate(args);
+  if (violations.length > 0) {
+    return invalidParams(
+      `Invalid arguments for tool '${name}': ${summarize(violations)}`,
+      violations,
+    );
+  }
+  let value: unknown;
+  try {
+    // Validation above is what makes the inferred argument type true.
+    value = await tool.definition.handler(args as never, context);
+  } catch (error) {
+    if (context.signal.aborted) return cancelledOutcome();
+    if (error instanceof RpcError) return errorOutcome(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return toolError(message.length > 0 ? message : `Tool '${name}' failed`);
+  }
+  return shapeResult(tool, value, log);
+}

@@ -1,0 +1,84 @@
+/** Shared test fixtures: a small server and a few message builders. */
+
+import { createServer, defineTool, type Server, type ServerOptions } from "../mod.ts";
+
+/** A request message. */
+export function request(id: number | string, method: string, params?: Record<string, unknown>) {
+  return params === undefined
+    ? { jsonrpc: "2.0", id, method }
+    : { jsonrpc: "2.0", id, method, params };
+}
+
+/** A notification message. */
+export function notification(method: string, params?: Record<string, unknown>) {
+  return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+}
+
+/** An initialize request offering `version`. */
+export function initialize(id: number | string = 0, version = "2025-06-18") {
+  return request(id, "initialize", {
+    protocolVersion: version,
+    capabilities: {},
+    clientInfo: { name: "test-client", version: "1.0.0" },
+  });
+}
+
+/** Collects diagnostics instead of printing them. */
+export function captureLog(): { lines: string[]; log: (message: string) => void } {
+  const lines: string[] = [];
+  return { lines, log: (message) => lines.push(message) };
+}
+
+/** A server with one of each kind, diagnostics captured into `lines`. */
+export function fixtureServer(
+  extra: Partial<ServerOptions> = {},
+): { server: Server; lines: string[] } {
+  const { lines, log } = captureLog();
+  const server = createServer({
+    name: "fixture",
+    version: "1.2.3",
+    log,
+    tools: [
+      defineTool({
+        name: "echo",
+        description: "Echoes its text",
+        inputSchema: {
+          type: "object",
+          properties: { text: { type: "string" } },
+          required: ["text"],
+        },
+        handler: ({ text }) => text,
+      }),
+    ],
+    resources: [{ uri: "test://hello", name: "hello", read: () => "hello" }],
+    prompts: [{ name: "greet", description: "Greets", get: () => "Say hello" }],
+    ...extra,
+  });
+  return { server, lines };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The `result` of a success reply; throws when `reply` is anything else. */
+export function resultOf(reply: unknown): Record<string, unknown> {
+  if (!isRecord(reply) || !isRecord(reply.result)) {
+    throw new Error(`Expected a success reply, got ${JSON.stringify(reply)}`);
+  }
+  return reply.result;
+}
+
+/** The `error` of an error reply; throws when `reply` is anything else. */
+export function errorOf(reply: unknown): { code: number; message: string; data?: unknown } {
+  if (!isRecord(reply) || !isRecord(reply.error) || typeof reply.error.code !== "number") {
+    throw new Error(`Expected an error reply, got ${JSON.stringify(reply)}`);
+  }
+  const { code, message, data } = reply.error;
+  const error: { code: number; message: string; data?: unknown } = {
+    code,
+    message: String(message),
+  };
+  if (data !== undefined) error.data = data;
+  return error;
+}
