@@ -1,0 +1,169 @@
+/**
+ * The standard flags every Warden server script accepts, parsed with
+ * `node:util` `parseArgs`, and the one call that turns them into
+ * `createServer()` options.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { createGuardrails, type GuardrailsDeps } from "../guardrails/guardrails.ts";
+import type { Guardrail } from "../guardrails/pipeline.ts";
+import { loadPolicyFile } from "./policy_file.ts";
+
+/** The flags a server was started with. */
+export interface ServerFlags {
+  /** `--policy FILE.jsonc`: guardrails from a policy file. */
+  policy?: string;
+  /** `--audit FILE|-`: audit log to a JSONL file, or `-` for stderr (overrides the policy's). */
+  audit?: string;
+  /** `--principal NAME`: who the guardrails decide about (overrides the policy's). */
+  principal?: string;
+}
+
+/** What the command line asks for. */
+export type FlagsResult =
+  | { action: "run"; flags: ServerFlags }
+  | { action: "help"; text: string }
+  | { action: "version"; text: string }
+  | { action: "error"; message: string; usage: string };
+
+/** The server's name and version, for `--help` and `--version`. */
+export interface ServerIdentity {
+  /** Program name shown in the usage line. */
+  name: string;
+  /** Printed by `--version`. */
+  version: string;
+}
+
+/** The usage text. */
+export function usage(identity: ServerIdentity): string {
+  return [
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME]`,
+    "",
+    "An MCP server on stdio (built with Warden).",
+    "",
+    "Options:",
+    "  --policy FILE     guardrails (access, rate limits, redaction, audit) from a JSONC file",
+    "  --audit FILE|-    append the audit log to FILE as JSON lines, or '-' for stderr",
+    "  --principal NAME  the caller the access policy and rate limits decide about",
+    "  --help            show this text",
+    "  --version         show the version",
+  ].join("\n");
+}
+
+/**
+ * Parses the standard flags. Pure: it prints nothing and never exits.
+ *
+ * @example
+ * ```ts
+ * import { parseServerFlags } from "@warden/mcp";
+ * const result = parseServerFlags(["--policy", "policy.jsonc"], { name: "desk", version: "1.0.0" });
+ * console.assert(result.action === "run" && result.flags.policy === "policy.jsonc");
+ * ```
+ */
+export function parseServerFlags(args: readonly string[], identity: ServerIdentity): FlagsResult {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        policy: { type: "string" },
+        audit: { type: "string" },
+        principal: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { action: "error", message, usage: usage(identity) };
+  }
+  if (values.help === true) return { action: "help", text: usage(identity) };
+  if (values.version === true) {
+    return { action: "version", text: `${identity.name} ${identity.version}` };
+  }
+  const flags: ServerFlags = {};
+  for (const key of ["policy", "audit", "principal"] as const) {
+    const value = values[key];
+    if (typeof value === "string") {
+      if (value.length === 0) {
+        return { action: "error", message: `--${key} needs a value`, usage: usage(identity) };
+      }
+      flags[key] = value;
+    }
+  }
+  return { action: "run", flags };
+}
+
+/** What {@linkcode serverSetup} hands to `createServer()`. */
+export interface ServerSetup {
+  /** The guardrails the policy and flags ask for. */
+  guardrails: Guardrail[];
+  /** The principal, from `--principal` or the policy. */
+  principal?: string;
+}
+
+/**
+ * Builds the guardrails and principal from already-parsed flags: loads the
+ * policy file (throws with file, line and column on a bad one), then lets
+ * `--audit` and `--principal` override it.
+ *
+ * @example
+ * ```ts ignore
+ * import { setupFromFlags } from "@warden/mcp";
+ * const setup = await setupFromFlags({ policy: "policy.jsonc", audit: "-" });
+ * ```
+ */
+export async function setupFromFlags(
+  flags: ServerFlags,
+  deps: GuardrailsDeps = {},
+): Promise<ServerSetup> {
+  const config = flags.policy === undefined ? {} : await loadPolicyFile(flags.policy);
+  if (flags.audit !== undefined) {
+    config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
+  }
+  if (flags.principal !== undefined) config.principal = flags.principal;
+  const setup: ServerSetup = { guardrails: createGuardrails(config, deps) };
+  if (config.principal !== undefined) setup.principal = config.principal;
+  return setup;
+}
+
+/**
+ * The one call a server script makes for the standard flags: `--help` and
+ * `--version` print and exit 0; a bad flag or a bad policy file prints the
+ * reason to stderr and exits 2, so the server never runs unguarded.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer, serverSetup } from "@warden/mcp";
+ * const setup = await serverSetup(Deno.args, { name: "desk", version: "1.0.0" });
+ * const server = createServer({ name: "desk", version: "1.0.0", ...setup });
+ * ```
+ */
+export async function serverSetup(
+  args: readonly string[],
+  identity: ServerIdentity,
+): Promise<ServerSetup> {
+  const process = await import("node:process");
+  const parsed = parseServerFlags(args, identity);
+  switch (parsed.action) {
+    case "help":
+    case "version":
+      // Not a protocol session yet, so stdout is free for the answer.
+      process.stdout.write(`${parsed.text}\n`);
+      return process.exit(0);
+    case "error":
+      process.stderr.write(`${identity.name}: ${parsed.message}\n\n${parsed.usage}\n`);
+      return process.exit(2);
+  }
+  try {
+    return await setupFromFlags(parsed.flags);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${identity.name}: ${message}\n`);
+    return process.exit(2);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The audit guardrail: the outermost step of the pipeline, so it records
+ * every guarded call, including those refused at any later step, with the
+ * arguments redacted before they reach a sink.
+ *
+ * @module
+ */
+
+import { type AuditOutcome, type AuditSink, type AuditState, nextAuditEntry } from "./audit.ts";
+import type { CallOutcome, CallStatus, GuardedCall, Guardrail } from "./pipeline.ts";
+import { compileRedactor, type Redactor, redactValue } from "./redact.ts";
+import { ErrorCode } from "../jsonrpc/errors.ts";
+
+/** Options of {@linkcode auditLog}. */
+export interface AuditLogOptions {
+  /** Where entries go: `stderrAuditSink()`, `fileAuditSink(path)`, `callbackAuditSink(fn)`. */
+  sink: AuditSink;
+  /**
+   * How arguments are masked before they are written: pass the redaction
+   * guardrail's `redactor` to share its rules, or `compileRedactor(options)`.
+   * Arguments are never written unmasked.
+   * @default {compileRedactor()} — all presets and the default sensitive keys
+   */
+  redactor?: Redactor;
+  /**
+   * The wall clock for entry times, in ms since the epoch.
+   * @default {Date.now}
+   */
+  now?: () => number;
+  /**
+   * The monotonic clock for durations, in ms.
+   * @default {performance.now}
+   */
+  monotonic?: () => number;
+}
+
+const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
+  ok: "ok",
+  tool_error: "tool_error",
+  denied: "denied",
+  rate_limited: "rate_limited",
+  invalid: "invalid",
+  // Asking for something that does not exist is the caller's mistake, like bad arguments.
+  not_found: "invalid",
+  internal_error: "internal_error",
+  cancelled: "cancelled",
+};
+
+/**
+ * Creates the audit guardrail: one entry per guarded call (sequence number,
+ * time, principal, client, method, name, redacted arguments, outcome, error
+ * code, duration). `flush()` drains the sink; `server.close()` calls it.
+ *
+ * @example Auditing to stderr
+ * ```ts
+ * import { auditLog, createServer, stderrAuditSink } from "@warden/mcp";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   guardrails: [auditLog({ sink: stderrAuditSink() })],
+ * });
+ * ```
+ */
+export function auditLog(options: AuditLogOptions): Guardrail {
+  const { sink } = options;
+  if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
+    throw new TypeError("Cannot create audit log: sink must be an AuditSink");
+  }
+  const redactor = options.redactor ?? compileRedactor();
+  const now = options.now ?? Date.now;
+  const monotonic = options.monotonic ?? (() => performance.now());
+  let state: AuditState = { seq: 0 };
+
+  const record = (call: GuardedCall, outcome: CallOutcome | undefined, started: number): void => {
+    const { context } = call;
+    let status: AuditOutcome = outcome === undefined
+      ? "internal_error"
+      : AUDIT_OUTCOME[outcome.status];
+    // A handler that finished after its cancellation still had its reply dropped.
+    if (status !== "cancelled" && context.signal.aborted) status = "cancelled";
+    const code = outcome === undefined
+      ? ErrorCode.InternalError
+      : "error" in outcome
+      ? outcome.error.code
+      : null;
+    const client = context.client.info;
+    const step = nextAuditEntry(state, {
+      principal: context.principal ?? null,
+      client: client === undefined ? null : { name: client.name, version: client.version },
+      method: call.method,
+      name: call.name,
+      arguments: redactValue(redactor, call.arguments),
+      outcome: status,
+      error_code: status === "cancelled" ? null : code,
+      duration_ms: monotonic() - started,
+      request_id: context.requestId,
+    }, now());
+    state = step.state;
+    sink.write(step.entry);
+  };
+
+  return {
+    name: "audit-log",
+    stage: "audit",
+    async run(call, next) {
+      const started = monotonic();
+      let outcome: CallOutcome | undefined;
+      try {
+        outcome = await next(call);
+        return outcome;
+      } finally {
+        record(call, outcome, started);
+      }
+    },
+    flush: () => sink.flush(),
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Where the rate limiter keeps its token buckets between calls: the
+ * {@linkcode BucketStore} interface, and {@linkcode MemoryBucketStore}, a
+ * bounded in-process implementation.
+ *
+ * @module
+ */
+
+import type { TokenBucket } from "./token_bucket.ts";
+
+/**
+ * Where {@linkcode createRateLimiter} keeps buckets between calls. Both
+ * methods are synchronous, which is what makes the limiter exact: a call
+ * reads, decides and writes with no `await` in between.
+ *
+ * @example A store that counts writes
+ * ```ts
+ * import { type BucketStore, MemoryBucketStore, type TokenBucket } from "@warden/mcp";
+ * class CountingStore implements BucketStore {
+ *   readonly inner = new MemoryBucketStore();
+ *   writes = 0;
+ *   get(key: string): TokenBucket | undefined {
+ *     return this.inner.get(key);
+ *   }
+ *   set(key: string, bucket: TokenBucket): void {
+ *     this.writes++;
+ *     this.inner.set(key, bucket);
+ *   }
+ * }
+ * ```
+ */
+export interface BucketStore {
+  /** The bucket under `key`, or `undefined` if there is none. */
+  get(key: string): TokenBucket | undefined;
+  /** Stores `bucket` under `key`. */
+  set(key: string, bucket: TokenBucket): void;
+}
+
+/** Options for {@linkcode MemoryBucketStore}. */
+export interface MemoryBucketStoreOptions {
+  /**
+   * The most buckets kept; beyond it the least recently used is dropped.
+   * @default {10000}
+   */
+  maxKeys?: number;
+}
+
+/**
+ * A {@linkcode BucketStore} in a `Map`, for one process.
+ *
+ * It grows with the number of buckets in use, up to principals × items ×
+ * rules, so it keeps at most `maxKeys` and drops the least recently used.
+ * A dropped bucket comes back full, which only matters if it was not full
+ * already: size `maxKeys` well above the buckets active within a refill
+ * period, or a caller cycling through many principals could reset others.
+ *
+ * @example Usage
+ * ```ts
+ * import { MemoryBucketStore } from "@warden/mcp";
+ * const store = new MemoryBucketStore({ maxKeys: 2 });
+ * store.set("a", { tokens: 1, updatedAt: 0 });
+ * store.set("b", { tokens: 1, updatedAt: 0 });
+ * store.set("c", { tokens: 1, updatedAt: 0 });
+ * console.assert(store.get("a") === undefined && store.size === 2);
+ * ```
+ */
+export class MemoryBucketStore implements BucketStore {
+  // A Map iterates in insertion order, so re-inserting on use keeps the
+  // least recently used key first.
+  readonly #buckets = new Map<string, TokenBucket>();
+  readonly #maxKeys: number;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param options How many buckets to keep.
+   * @throws {RangeError} If `maxKeys` is not an integer above 0.
+   */
+  constructor(options: MemoryBucketStoreOptions = {}) {
+    const maxKeys = options.maxKeys ?? 10_000;
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
+      throw new RangeError(
+        `Invalid bucket store: maxKeys must be an integer above 0, got ${maxKeys}`,
+      );
+    }
+    this.#maxKeys = maxKeys;
+  }
+
+  /** How many buckets are stored. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** The bucket under `key`, marking it recently used. */
+  get(key: string): TokenBucket | undefined {
+    const bucket = this.#buckets.get(key);
+    if (bucket !== undefined) {
+      this.#buckets.delete(key);
+      this.#buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  /** Stores `bucket`, dropping the least recently used bucket if over `maxKeys`. */
+  set(key: string, bucket: TokenBucket): void {
+    this.#buckets.delete(key);
+    this.#buckets.set(key, bucket);
+    if (this.#buckets.size > this.#maxKeys) {
+      const oldest = this.#buckets.keys().next();
+      if (oldest.done !== true) this.#buckets.delete(oldest.value);
+    }
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * All four guardrails from one configuration object: the shape a JSONC
+ * policy file has, and the same settings in code.
+ *
+ * @module
+ */
+
+import { accessPolicy, type AccessPolicyOptions, compileAccessPolicy } from "./access_policy.ts";
+import { auditLog } from "./audit_log.ts";
+import type { AuditSink } from "./audit.ts";
+import { fileAuditSink, stderrAuditSink } from "./audit_sinks.ts";
+import type { BucketStore } from "./bucket_store.ts";
+import type { Guardrail } from "./pipeline.ts";
+import { compileRateLimits, rateLimit, type RateLimiterOptions } from "./rate_limit.ts";
+import { compileRedactor, type RedactorOptions } from "./redact.ts";
+import { redaction } from "./redaction.ts";
+
+/** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
+export type AuditTarget = "stderr" | { file: string } | AuditSink | false;
+
+/**
+ * Every guardrail setting. The JSONC policy file has exactly this shape
+ * (with `audit` limited to "stderr", `{ "file": PATH }` or false, and
+ * redaction patterns given as strings).
+ */
+export interface GuardrailsConfig {
+  /** The principal sessions run as, unless `--principal` or `connect()` names another. */
+  principal?: string;
+  /** Allow and deny lists per kind, optionally per principal. Absent: everything allowed. */
+  access?: AccessPolicyOptions;
+  /** Token-bucket rules. Absent: no limits. */
+  rateLimit?: RateLimiterOptions;
+  /** Masking of outgoing data: options, `true` for the defaults, `false` or absent for none. */
+  redact?: RedactorOptions | boolean;
+  /** The audit log's destination. Absent or false: no audit log. */
+  audit?: AuditTarget;
+}
+
+/** Clocks and stores for the stateful edges, injectable for tests. */
+export interface GuardrailsDeps {
+  /** Wall clock in ms (audit times, bucket refills). */
+  now?: () => number;
+  /** Where token buckets live. */
+  store?: BucketStore;
+}
+
+const KEYS: ReadonlySet<string> = new Set(["principal", "access", "rateLimit", "redact", "audit"]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isSink(value: unknown): value is AuditSink {
+  return isRecord(value) && typeof value.write === "function" && typeof value.flush === "function";
+}
+
+function checkAudit(value: unknown): AuditTarget {
+  if (value === "stderr" || value === false || isSink(value)) return value;
+  if (isRecord(value)) {
+    for (const key of Object.keys(value)) {
+      if (key !== "file") throw new TypeError(`unknown key ${JSON.stringify(key)} at audit`);
+    }
+    if (typeof value.file === "string" && value.file.length > 0) return { file: value.file };
+    throw new TypeError("audit.file must be a non-empty string");
+  }
+  throw new TypeError('audit must be "stderr", false or { "file": PATH }');
+}
+
+/**
+ * Checks a configuration read from JSON: unknown keys and wrong types are
+ * reported with their path (`TypeError`/`RangeError`), and every section is
+ * compiled once so that a bad rule fails here, before the server starts.
+ *
+ * @example
+ * ```ts
+ * import { checkGuardrailsConfig } from "@warden/mcp";
+ * const config = checkGuardrailsConfig({ access: { tools: { deny: ["cancel_*"] } } });
+ * ```
+ */
+export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
+  if (!isRecord(value)) throw new TypeError("expected an object at the top level");
+  for (const key of Object.keys(value)) {
+    if (!KEYS.has(key)) {
+      throw new TypeError(
+        `unknown key ${JSON.stringify(key)} at the top level, expected one of ${
+          [...KEYS].join(", ")
+        }`,
+      );
+    }
+  }
+  const config: GuardrailsConfig = {};
+  const { principal, access, rateLimit: limits, redact, audit } = value;
+  if (principal !== undefined) {
+    if (typeof principal !== "string" || principal.length === 0) {
+      throw new TypeError("principal must be a non-empty string");
+    }
+    config.principal = principal;
+  }
+  // Each compile function checks its section in full at run time, with paths;
+  // the casts only hand over data those checks have accepted.
+  if (access !== undefined) {
+    config.access = prefixed("access", () => {
+      compileAccessPolicy(access as AccessPolicyOptions);
+      return access as AccessPolicyOptions;
+    });
+  }
+  if (limits !== undefined) {
+    config.rateLimit = prefixed("rateLimit", () => {
+      compileRateLimits(limits as RateLimiterOptions);
+      return limits as RateLimiterOptions;
+    });
+  }
+  if (redact !== undefined) {
+    config.redact = prefixed("redact", () => {
+      if (typeof redact === "boolean") return redact;
+      compileRedactor(redact as RedactorOptions);
+      return redact as RedactorOptions;
+    });
+  }
+  if (audit !== undefined) config.audit = checkAudit(audit);
+  return config;
+}
+
+function prefixed<T>(section: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const message = `${section}: ${error.message}`;
+    if (error instanceof RangeError) throw new RangeError(message);
+    if (error instanceof SyntaxError) throw new SyntaxError(message);
+    throw new TypeError(message);
+  }
+}
+
+/**
+ * Builds the guardrails a configuration asks for, sharing one redactor
+ * between the redaction step and the audit log (whose arguments are masked
+ * with the default rules when redaction is off). Pass the result as
+ * `createServer({ guardrails })`.
+ *
+ * @example The order desk's policy in code
+ * ```ts
+ * import { createGuardrails, createServer } from "@warden/mcp";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   guardrails: createGuardrails({
+ *     access: { tools: { deny: ["cancel_order"] } },
+ *     rateLimit: { rules: [{ scope: "tool", match: ["get_order"], capacity: 5, refillPerSecond: 1 }] },
+ *     redact: { patterns: ["ODK-[A-Za-z0-9]{24,}"] },
+ *     audit: "stderr",
+ *   }),
+ * });
+ * ```
+ */
+export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps = {}): Guardrail[] {
+  const checked = checkGuardrailsConfig(config);
+  const guardrails: Guardrail[] = [];
+  let redactor = undefined;
+  if (checked.redact !== undefined && checked.redact !== false) {
+    const step = redaction(checked.redact === true ? {} : checked.redact);
+    redactor = step.redactor;
+    guardrails.push(step);
+  }
+  if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
+  if (checked.rateLimit !== undefined) {
+    const limiterDeps: { now?: () => number; store?: BucketStore } = {};
+    if (deps.now !== undefined) limiterDeps.now = deps.now;
+    if (deps.store !== undefined) limiterDeps.store = deps.store;
+    guardrails.push(rateLimit(checked.rateLimit, limiterDeps));
+  }
+  const audit = checked.audit;
+  if (audit !== undefined && audit !== false) {
+    const sink = audit === "stderr"
+      ? stderrAuditSink()
+      : isSink(audit)
+      ? audit
+      : fileAuditSink(audit.file);
+    const options: Parameters<typeof auditLog>[0] = { sink };
+    if (redactor !== undefined) options.redactor = redactor;
+    if (deps.now !== undefined) options.now = deps.now;
+    guardrails.push(auditLog(options));
+  }
+  return guardrails;
+}

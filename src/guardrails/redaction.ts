@@ -1,0 +1,149 @@
+/**
+ * The redaction guardrail: masks secrets in everything a guarded call sends
+ * back — result content, structured content, resource contents, prompt
+ * messages and error messages — while leaving protocol fields (ids, types,
+ * MIME types, the URIs the client asked for) alone.
+ *
+ * @module
+ */
+
+import type { CallOutcome, GuardedCall, Guardrail } from "./pipeline.ts";
+import {
+  compileRedactor,
+  redactContent,
+  type Redactor,
+  type RedactorOptions,
+  redactText,
+  redactValue,
+} from "./redact.ts";
+import { RpcError } from "../jsonrpc/errors.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Key rules only see parsed data, so JSON carried as text (structured output
+ * mirrored for old clients, JSON resources) is parsed, masked and written
+ * back when it changes; the indentation style is kept.
+ */
+function redactJsonText(redactor: Redactor, text: string): string {
+  const first = text.trimStart()[0];
+  if (first !== "{" && first !== "[") return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const masked = redactValue(redactor, parsed);
+  if (masked === parsed) return text;
+  return text.includes("\n") ? JSON.stringify(masked, null, 2) : JSON.stringify(masked);
+}
+
+function redactJsonBlocks(redactor: Redactor, blocks: readonly unknown[]): readonly unknown[] {
+  let copy: unknown[] | undefined;
+  blocks.forEach((block, index) => {
+    let next = block;
+    if (isRecord(block)) {
+      if (typeof block.text === "string") {
+        const text = redactJsonText(redactor, block.text);
+        if (text !== block.text) next = { ...block, text };
+      } else if (isRecord(block.resource) && typeof block.resource.text === "string") {
+        const text = redactJsonText(redactor, block.resource.text);
+        if (text !== block.resource.text) {
+          next = { ...block, resource: { ...block.resource, text } };
+        }
+      }
+    }
+    if (copy === undefined && next !== block) copy = blocks.slice(0, index);
+    copy?.push(next);
+  });
+  return copy ?? blocks;
+}
+
+function redactBlocks(redactor: Redactor, blocks: unknown): unknown {
+  if (!Array.isArray(blocks)) return blocks;
+  return redactContent(redactor, redactJsonBlocks(redactor, blocks));
+}
+
+/** Masks one result by what kind of call produced it. */
+export function redactResult(
+  redactor: Redactor,
+  kind: GuardedCall["kind"],
+  result: Record<string, unknown>,
+): Record<string, unknown> {
+  const copy = { ...result };
+  switch (kind) {
+    case "tool":
+      copy.content = redactBlocks(redactor, result.content);
+      if (result.structuredContent !== undefined) {
+        copy.structuredContent = redactValue(redactor, result.structuredContent);
+      }
+      break;
+    case "resource":
+      copy.contents = redactBlocks(redactor, result.contents);
+      break;
+    case "prompt":
+      if (Array.isArray(result.messages)) {
+        copy.messages = result.messages.map((message: unknown) => {
+          if (!isRecord(message)) return message;
+          const [content] = redactContent(redactor, redactJsonBlocks(redactor, [message.content]));
+          return content === message.content ? message : { ...message, content };
+        });
+      }
+      if (typeof result.description === "string") {
+        copy.description = redactText(redactor, result.description);
+      }
+      break;
+  }
+  return copy;
+}
+
+/** Masks an outcome: the result, or the error's message and data. */
+export function redactOutcome(
+  redactor: Redactor,
+  kind: GuardedCall["kind"],
+  outcome: CallOutcome,
+): CallOutcome {
+  if ("result" in outcome) {
+    return { status: outcome.status, result: redactResult(redactor, kind, outcome.result) };
+  }
+  const { error } = outcome;
+  const message = redactText(redactor, error.message);
+  const data = error.data === undefined ? undefined : redactValue(redactor, error.data);
+  if (message === error.message && data === error.data) return outcome;
+  return { status: outcome.status, error: new RpcError(error.code, message, data) };
+}
+
+/** The redaction guardrail, with the compiled redactor it uses (the audit log shares it). */
+export interface RedactionGuardrail extends Guardrail {
+  /** The compiled redactor. */
+  readonly redactor: Redactor;
+}
+
+/**
+ * Creates the redaction guardrail. Options are checked now: a bad pattern
+ * throws here, at start-up, not on the first call.
+ *
+ * @example Masking the order desk's own API keys on top of the presets
+ * ```ts
+ * import { createServer, redaction } from "@warden/mcp";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   guardrails: [redaction({ patterns: ["ODK-[A-Za-z0-9]{24,}"] })],
+ * });
+ * ```
+ */
+export function redaction(options: RedactorOptions = {}): RedactionGuardrail {
+  const redactor = compileRedactor(options);
+  return {
+    name: "redaction",
+    stage: "redact",
+    redactor,
+    async run(call, next) {
+      return redactOutcome(redactor, call.kind, await next(call));
+    },
+  };
+}
