@@ -1,0 +1,198 @@
+/**
+ * Checks for the keywords that apply to any value (`type`, `enum`, `const`,
+ * `$ref` and the applicators) and to numbers and strings. Each builder takes
+ * values the compiler has already validated.
+ *
+ * Inside `anyOf`, `oneOf`, `not` and `if` only whether a subschema matches
+ * matters, so each reports a single violation; `allOf`, `$ref`, `then` and
+ * `else` report the violations of their subschemas, which are requirements
+ * the value must meet.
+ *
+ * @module
+ */
+
+import type { JsonTypeName } from "./types.ts";
+import { type Check, leaf, type Node, type Test } from "./_checks.ts";
+import {
+  codePointLength,
+  isJsonObject,
+  isMultipleOf,
+  jsonEqual,
+  plural,
+  preview,
+} from "./_values.ts";
+
+const TYPE_TESTS: Readonly<Record<JsonTypeName, Test<unknown>>> = {
+  string: (value) => typeof value === "string",
+  // NaN and Infinity are not JSON numbers.
+  number: (value) => typeof value === "number" && Number.isFinite(value),
+  // 1.0 is an integer: JSON does not tell the two apart.
+  integer: (value) => Number.isInteger(value),
+  boolean: (value) => typeof value === "boolean",
+  null: (value) => value === null,
+  array: (value) => Array.isArray(value),
+  object: isJsonObject,
+};
+
+/** `type`: one name or several, any of which must match. */
+export function typeCheck(types: readonly JsonTypeName[]): Check<unknown> {
+  const tests = types.map((name) => TYPE_TESTS[name]);
+  const [only] = tests;
+  const test: Test<unknown> = tests.length === 1 && only !== undefined ? only : (value) => {
+    for (let i = 0; i < tests.length; i++) {
+      if (tests[i]!(value)) return true;
+    }
+    return false;
+  };
+  return leaf("type", `must be ${types.join(" or ")}`, test);
+}
+
+/** `enum`: primitives are looked up in a set, objects and arrays compared deeply. */
+export function enumCheck(members: readonly unknown[]): Check<unknown> {
+  const primitives = new Set<unknown>();
+  const composites: unknown[] = [];
+  for (const member of members) {
+    if (typeof member === "object" && member !== null) composites.push(member);
+    else primitives.add(member);
+  }
+  const shown = members.slice(0, 10).map(preview).join(", ");
+  const more = members.length > 10 ? `, ... (${members.length - 10} more)` : "";
+  return leaf("enum", `must be one of ${shown}${more}`, (value) => {
+    if (typeof value !== "object" || value === null) return primitives.has(value);
+    for (let i = 0; i < composites.length; i++) {
+      if (jsonEqual(composites[i], value)) return true;
+    }
+    return false;
+  });
+}
+
+/** `const`: JSON equality with one value. */
+export function constCheck(expected: unknown): Check<unknown> {
+  const test: Test<unknown> = typeof expected === "object" && expected !== null
+    ? (value) => jsonEqual(expected, value)
+    : (value) => value === expected;
+  return leaf("const", `must be equal to ${preview(expected)}`, test);
+}
+
+/** `$ref`: defers to `target`, which may be filled in after this check is built. */
+export function refCheck(target: Node): Check<unknown> {
+  return {
+    test: (value) => target.test(value),
+    report: (value, path, out) => target.report(value, path, out),
+  };
+}
+
+/** `allOf`: every subschema must match; reports their violations. */
+export function allOfCheck(nodes: readonly Node[]): Check<unknown> {
+  return {
+    test: (value) => {
+      for (let i = 0; i < nodes.length; i++) {
+        if (!nodes[i]!.test(value)) return false;
+      }
+      return true;
+    },
+    report: (value, path, out) => {
+      for (const node of nodes) {
+        if (!node.test(value)) node.report(value, path, out);
+      }
+    },
+  };
+}
+
+/** `anyOf`: at least one subschema must match. */
+export function anyOfCheck(nodes: readonly Node[]): Check<unknown> {
+  return leaf("anyOf", "must match at least one schema in anyOf", (value) => {
+    for (let i = 0; i < nodes.length; i++) {
+      if (nodes[i]!.test(value)) return true;
+    }
+    return false;
+  });
+}
+
+function countMatches(nodes: readonly Node[], value: unknown, stopAt: number): number {
+  let matches = 0;
+  for (let i = 0; i < nodes.length && matches < stopAt; i++) {
+    if (nodes[i]!.test(value)) matches++;
+  }
+  return matches;
+}
+
+/** `oneOf`: exactly one subschema must match. */
+export function oneOfCheck(nodes: readonly Node[]): Check<unknown> {
+  return leaf("oneOf", (value) => {
+    const matches = countMatches(nodes, value, Infinity);
+    return `must match exactly one schema in oneOf (matches ${matches === 0 ? "none" : matches})`;
+  }, (value) => countMatches(nodes, value, 2) === 1);
+}
+
+/** `not`: the subschema must not match. */
+export function notCheck(node: Node): Check<unknown> {
+  return leaf("not", "must NOT match the schema in not", (value) => !node.test(value));
+}
+
+/** `if`/`then`/`else`: the branch chosen by `if` must match. */
+export function conditionalCheck(
+  condition: Node,
+  then: Node | undefined,
+  otherwise: Node | undefined,
+): Check<unknown> {
+  return {
+    test: (value) =>
+      condition.test(value)
+        ? then === undefined || then.test(value)
+        : otherwise === undefined || otherwise.test(value),
+    report: (value, path, out) => {
+      const branch = condition.test(value) ? then : otherwise;
+      branch?.report(value, path, out);
+    },
+  };
+}
+
+/** The number bounds, by keyword. */
+export type BoundKeyword = "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum";
+
+/** `minimum`, `maximum`, `exclusiveMinimum` or `exclusiveMaximum`. */
+export function boundCheck(keyword: BoundKeyword, limit: number): Check<number> {
+  switch (keyword) {
+    case "minimum":
+      return leaf(keyword, `must be >= ${limit}`, (value) => value >= limit);
+    case "maximum":
+      return leaf(keyword, `must be <= ${limit}`, (value) => value <= limit);
+    case "exclusiveMinimum":
+      return leaf(keyword, `must be > ${limit}`, (value) => value > limit);
+    case "exclusiveMaximum":
+      return leaf(keyword, `must be < ${limit}`, (value) => value < limit);
+  }
+}
+
+/** `multipleOf`. */
+export function multipleOfCheck(divisor: number): Check<number> {
+  return leaf(
+    "multipleOf",
+    `must be a multiple of ${divisor}`,
+    (value) => isMultipleOf(value, divisor),
+  );
+}
+
+/** `minLength`, in code points. A string has at least half as many as UTF-16 units. */
+export function minLengthCheck(limit: number): Check<string> {
+  return leaf(
+    "minLength",
+    `must NOT have fewer than ${plural(limit, "character")}`,
+    (text) => Math.ceil(text.length / 2) >= limit || codePointLength(text) >= limit,
+  );
+}
+
+/** `maxLength`, in code points. A string has at most as many as UTF-16 units. */
+export function maxLengthCheck(limit: number): Check<string> {
+  return leaf(
+    "maxLength",
+    `must NOT have more than ${plural(limit, "character")}`,
+    (text) => text.length <= limit || codePointLength(text) <= limit,
+  );
+}
+
+/** `pattern`: the regular expression must match somewhere in the string. */
+export function patternCheck(source: string, pattern: RegExp): Check<string> {
+  return leaf("pattern", `must match pattern "${source}"`, (text) => pattern.test(text));
+}

@@ -1,0 +1,133 @@
+/**
+ * Compiles a JSON Schema literal into a validator: a tree of closures built
+ * once, with no `eval`, that returns every violation with its JSON path.
+ *
+ * @module
+ */
+
+import type { JsonSchema } from "./types.ts";
+import { SchemaCompiler } from "./_compiler.ts";
+
+/**
+ * One reason a value does not match its schema.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SchemaViolation } from "@warden/mcp";
+ * const violation: SchemaViolation = {
+ *   path: "$.items[2].name",
+ *   keyword: "minLength",
+ *   message: "must NOT have fewer than 1 character",
+ * };
+ * ```
+ */
+export interface SchemaViolation {
+  /**
+   * The JSON path of the failing value: `$`, `$.order_id`, `$.items[2].name`,
+   * `$["odd key"]`. For `required`, `additionalProperties`, `propertyNames`
+   * and other rules about an object's keys, it is the object's path.
+   */
+  path: string;
+  /** The keyword that failed, e.g. `pattern`; `false` for a `false` schema. */
+  keyword: string;
+  /** What is wrong, short enough for a model to act on: `must be integer`. */
+  message: string;
+}
+
+/**
+ * Checks a value against a compiled schema. Returns every violation; an
+ * empty (shared, frozen) array means the value is valid.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileSchema, type Validator } from "@warden/mcp";
+ * const validate: Validator = compileSchema({ type: "string" });
+ * console.assert(validate("ok").length === 0);
+ * ```
+ */
+export type Validator = (value: unknown) => readonly SchemaViolation[];
+
+/** Options for {@linkcode compileSchema}. */
+export interface CompileOptions {
+  /**
+   * What the schema is for, opening every error message `compileSchema`
+   * throws, e.g. `"Cannot register tool 'add'"`.
+   *
+   * @default {"Cannot compile schema"}
+   */
+  label?: string;
+}
+
+const VALID: readonly SchemaViolation[] = Object.freeze([]);
+
+/**
+ * Compiles a JSON Schema (draft 2020-12 subset) into a {@linkcode Validator}.
+ *
+ * Supported: `type`, `enum`, `const`, `properties`, `required`,
+ * `additionalProperties`, `patternProperties`, `propertyNames`,
+ * `min`/`maxProperties`, `dependentRequired`, `dependentSchemas`, `items`,
+ * `prefixItems`, `contains`, `min`/`maxContains`, `min`/`maxItems`,
+ * `uniqueItems`, the number and string bounds (`minLength` and `maxLength`
+ * count code points), `pattern` (ECMAScript with the `u` flag), `allOf`,
+ * `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, local `$ref` (`#`,
+ * `#/json/pointer`, `#anchor`), and `true`/`false` schemas. Annotations
+ * (`description`, `format` and the like) and `x-` keys are ignored;
+ * `format` is not asserted. `integer` is any number without a fractional
+ * part, so `1.0` is one.
+ *
+ * Locations in error messages are JSON pointer fragments of the schema:
+ * `#/properties/a`.
+ *
+ * @param schema The schema literal.
+ * @param options A label for error messages.
+ * @returns A validator that reuses the compiled checks on every call.
+ * @throws {TypeError} For any keyword it does not support (so nothing is
+ * silently left unvalidated), a malformed keyword value, an invalid regular
+ * expression, a `$ref` that is remote or points at nothing, or a `$ref` loop
+ * that never moves into the value.
+ *
+ * @example Validating tool arguments
+ * ```ts
+ * import { compileSchema } from "@warden/mcp";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const validate = compileSchema({
+ *   type: "object",
+ *   properties: { order_id: { type: "string", pattern: "^ORD-[0-9]+$" } },
+ *   required: ["order_id"],
+ *   additionalProperties: false,
+ * });
+ * deepEqual(validate({ order_id: "ORD-17" }), []);
+ * deepEqual(validate({ order_id: "17", note: 1 }), [
+ *   { path: "$.order_id", keyword: "pattern", message: 'must match pattern "^ORD-[0-9]+$"' },
+ *   { path: "$", keyword: "additionalProperties", message: "must NOT have additional property 'note'" },
+ * ]);
+ * ```
+ *
+ * @example Refusing a misspelt keyword
+ * ```ts
+ * import { compileSchema } from "@warden/mcp";
+ * import { throws } from "node:assert/strict";
+ *
+ * throws(
+ *   () => compileSchema(JSON.parse('{ "type": "object", "requried": ["a"] }'), {
+ *     label: "Cannot register tool 'add'",
+ *   }),
+ *   /^TypeError: Cannot register tool 'add': unsupported schema keyword 'requried' at #/,
+ * );
+ * ```
+ */
+export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): Validator {
+  const root = new SchemaCompiler(schema, options.label ?? "Cannot compile schema").compileRoot();
+  const { test, report } = root;
+  return (value) => {
+    if (test(value)) return VALID;
+    const violations: SchemaViolation[] = [];
+    report(value, "$", violations);
+    // A check whose report disagreed with its test must not turn a failure into a pass.
+    if (violations.length === 0) {
+      violations.push({ path: "$", keyword: "schema", message: "must match the schema" });
+    }
+    return violations;
+  };
+}
