@@ -25,11 +25,35 @@
  */
 
 export {
+  type ClientSession,
   type ConnectOptions,
   createServer,
+  type ItemType,
   type Server,
   type ServerOptions,
 } from "./src/server/create_server.ts";
+export {
+  isLoggingLevel,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  MissingCapabilityError,
+} from "./src/server/session.ts";
+export type {
+  ElicitField,
+  ElicitResult,
+  ElicitSchema,
+  Root,
+  SamplingMessage,
+  SamplingRequest,
+  SamplingResult,
+} from "./src/server/client_requests.ts";
+export type { ResourceTemplateDefinition } from "./src/server/templates.ts";
+export {
+  type Completer,
+  type CompletionContext,
+  MAX_COMPLETION_VALUES,
+} from "./src/server/completion.ts";
+export { compileUriTemplate, type UriTemplate } from "./src/server/uri_template.ts";
 export {
   defineTool,
   type ToolAnnotations,
@@ -44,7 +68,11 @@ export {
   type PromptDefinition,
   type PromptReturn,
 } from "./src/server/prompts.ts";
-export type { ClientDescription, RequestContext } from "./src/server/context.ts";
+export type {
+  ClientDescription,
+  ClientRequestOptions,
+  RequestContext,
+} from "./src/server/context.ts";
 export type {
   AudioContent,
   ContentAnnotations,
@@ -58,6 +86,7 @@ export type {
   ToolResult,
 } from "./src/server/content.ts";
 export {
+  type Icon,
   type Implementation,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,

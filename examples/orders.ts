@@ -10,7 +10,11 @@
 import {
   createServer,
   defineTool,
+  ErrorCode,
   type Guardrail,
+  MissingCapabilityError,
+  type RequestContext,
+  RpcError,
   type Server,
   serverSetup,
   serveStdio,
@@ -57,9 +61,30 @@ const ORDER_ID = {
 
 const README = `# Order desk
 
-Look orders up with \`get_order\`, cancel open ones with \`cancel_order\`.
+Look orders up with \`get_order\`, cancel open ones with \`cancel_order\` (the user is asked to
+confirm), count them with \`report\`. Read any order as \`orders://ORD-1\`; subscribe to it to hear
+when it changes.
 Order ids look like \`ORD-1\`.
 `;
+
+/**
+ * The confirm_cancel step: asks the user through the client (elicitation)
+ * before an order is cancelled. A client that cannot ask is trusted to have
+ * confirmed, as the server's instructions tell the model to.
+ */
+async function confirmCancel(ctx: RequestContext, orderId: string): Promise<boolean> {
+  try {
+    const answer = await ctx.elicit(`Cancel order ${orderId}? This cannot be undone.`, {
+      type: "object",
+      properties: { confirm: { type: "boolean", title: `Yes, cancel ${orderId}` } },
+      required: ["confirm"],
+    });
+    return answer.action === "accept" && answer.content.confirm === true;
+  } catch (error) {
+    if (error instanceof MissingCapabilityError) return true;
+    throw error;
+  }
+}
 
 /** Options of {@linkcode createOrderDesk}. */
 export interface OrderDeskOptions {
@@ -87,7 +112,10 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
     return order;
   };
 
-  const server = createServer({
+  const completeIds = (prefix: string): string[] =>
+    [...orders.keys()].filter((id) => id.startsWith(prefix));
+
+  const server: Server = createServer({
     ...options,
     name: "order-desk",
     title: "Order desk",
@@ -125,13 +153,37 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
         description: "Cancel an open order. This cannot be undone.",
         inputSchema: { type: "object", properties: { order_id: ORDER_ID }, required: ["order_id"] },
         annotations: { destructiveHint: true, idempotentHint: true },
-        handler: ({ order_id }) => {
+        handler: async ({ order_id }, ctx) => {
           const order = find(order_id);
           if (order.status === "shipped") {
             throw new Error(`order '${order_id}' has already shipped`);
           }
+          if (!(await confirmCancel(ctx, order_id))) {
+            return `Not cancelled: the user did not confirm`;
+          }
           order.status = "cancelled";
+          server.notifyResourceUpdated(`orders://${order_id}`);
           return `Cancelled ${order_id}`;
+        },
+      }),
+      defineTool({
+        name: "report",
+        title: "Order report",
+        description: "Count orders by status, reporting progress as it goes",
+        inputSchema: { type: "object", properties: {}, additionalProperties: false },
+        annotations: { readOnlyHint: true },
+        handler: async (_args, ctx) => {
+          const counts: Record<string, number> = {};
+          const all = [...orders.values()];
+          ctx.log("info", { event: "report started", orders: all.length }, "report");
+          for (const [index, order] of all.entries()) {
+            ctx.signal.throwIfAborted();
+            counts[order.status] = (counts[order.status] ?? 0) + 1;
+            ctx.progress(index + 1, all.length, `Counted ${order.id}`);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          ctx.log("info", { event: "report finished", counts }, "report");
+          return Object.entries(counts).map(([status, n]) => `${status}: ${n}`).join("\n");
         },
       }),
     ],
@@ -151,11 +203,31 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
         read: () => README,
       },
     ],
+    resourceTemplates: [{
+      uriTemplate: "orders://{id}",
+      name: "order",
+      title: "Any order by id",
+      description: "One order as JSON",
+      mimeType: "application/json",
+      complete: { id: (prefix) => completeIds(prefix) },
+      read: ({ id }) => {
+        const order = id === undefined ? undefined : orders.get(id);
+        if (order === undefined) {
+          throw new RpcError(ErrorCode.MethodNotFound, `Unknown resource: "orders://${id}"`);
+        }
+        return order;
+      },
+    }],
     prompts: [{
       name: "summarize_order",
       title: "Summarize an order",
       description: "Ask the model for a one-paragraph summary of an order",
-      arguments: [{ name: "order_id", description: "The order to summarize", required: true }],
+      arguments: [{
+        name: "order_id",
+        description: "The order to summarize",
+        required: true,
+        complete: (prefix) => completeIds(prefix),
+      }],
       get: (args: { order_id?: string }) =>
         `Summarize order ${args.order_id} for a customer-service agent in one paragraph. ` +
         `Read it with the get_order tool first.`,
@@ -168,7 +240,7 @@ if (import.meta.main) {
   const setup = await serverSetup(Deno.args, { name: "order-desk", version: "0.1.0" });
   const server = createOrderDesk(setup);
   console.error(
-    `order-desk: ready on stdio (tools: get_order, add, cancel_order; ${setup.guardrails.length} guardrails)`,
+    `order-desk: ready on stdio (tools: get_order, add, cancel_order, report; ${setup.guardrails.length} guardrails)`,
   );
   await serveStdio(server);
 }

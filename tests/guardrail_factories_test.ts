@@ -11,6 +11,7 @@ import {
 } from "../src/guardrails/pipeline.ts";
 import { rateLimit, type RateLimiterOptions } from "../src/guardrails/rate_limit.ts";
 import { ErrorCode, RpcError } from "../src/jsonrpc/errors.ts";
+import { testContext } from "./helpers.ts";
 
 const METHODS: Readonly<Record<CallKind, string>> = {
   tool: "tools/call",
@@ -24,14 +25,7 @@ function guardedCall(kind: CallKind, name: string, principal?: string): GuardedC
     method: METHODS[kind],
     name,
     arguments: {},
-    context: {
-      signal: new AbortController().signal,
-      requestId: 1,
-      client: { info: undefined, capabilities: {}, protocolVersion: "2025-06-18" },
-      principal,
-      _meta: undefined,
-      progressToken: undefined,
-    },
+    context: testContext(principal),
   };
 }
 

@@ -1,6 +1,12 @@
 /** Shared test fixtures: a small server and a few message builders. */
 
-import { createServer, defineTool, type Server, type ServerOptions } from "../mod.ts";
+import {
+  createServer,
+  defineTool,
+  type RequestContext,
+  type Server,
+  type ServerOptions,
+} from "../mod.ts";
 
 /** A request message. */
 export function request(id: number | string, method: string, params?: Record<string, unknown>) {
@@ -81,4 +87,23 @@ export function errorOf(reply: unknown): { code: number; message: string; data?:
   };
   if (data !== undefined) error.data = data;
   return error;
+}
+
+/** A request context for calling guardrails directly; its client methods refuse. */
+export function testContext(principal?: string): RequestContext {
+  const refuse = () => Promise.reject(new Error("No client in this test"));
+  return {
+    signal: new AbortController().signal,
+    requestId: 1,
+    client: { info: undefined, capabilities: {}, protocolVersion: "2025-06-18" },
+    principal,
+    _meta: undefined,
+    progressToken: undefined,
+    log: () => {},
+    progress: () => {},
+    sample: refuse,
+    elicit: refuse,
+    roots: refuse,
+    closeStream: () => {},
+  };
 }

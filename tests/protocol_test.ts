@@ -40,7 +40,12 @@ Deno.test("initialize returns serverInfo, instructions and capabilities for what
     id: 7,
     result: {
       protocolVersion: "2025-06-18",
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: {
+        logging: {},
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+      },
       serverInfo: { name: "fixture", version: "1.2.3", title: "Fixture" },
       instructions: "Be nice",
     },
@@ -50,7 +55,7 @@ Deno.test("initialize returns serverInfo, instructions and capabilities for what
 Deno.test("createServer() claims no capability for a kind with nothing registered", async () => {
   const server = createServer({ name: "bare", version: "1" });
   const reply = await server.handle(initialize(1));
-  assert.deepEqual(resultOf(reply).capabilities, {});
+  assert.deepEqual(resultOf(reply).capabilities, { logging: {} });
   server.tool({
     name: "t",
     description: "d",
@@ -59,7 +64,8 @@ Deno.test("createServer() claims no capability for a kind with nothing registere
   });
   const again = await server.handle(initialize(2));
   assert.deepEqual(resultOf(again).capabilities, {
-    tools: {},
+    logging: {},
+    tools: { listChanged: true },
   });
 });
 

@@ -94,6 +94,11 @@ export interface Guardrail {
   run(call: GuardedCall, next: CallNext): Promise<CallOutcome>;
   /** Whether `principal` may see `item` in a list; absent means yes. */
   visible?(item: ListedItem, principal: string | undefined): boolean;
+  /**
+   * Masks data the server sends outside a call's result: log data, progress
+   * messages, sampling and elicitation requests. It must keep the shape.
+   */
+  outgoing?<T>(value: T): T;
   /** Resolves when everything the guardrail buffered is written (audit sinks). */
   flush?(): Promise<void>;
 }

@@ -145,5 +145,9 @@ export function redaction(options: RedactorOptions = {}): RedactionGuardrail {
     async run(call, next) {
       return redactOutcome(redactor, call.kind, await next(call));
     },
+    outgoing<T>(value: T): T {
+      // redactValue keeps the JSON shape; only string leaves change.
+      return redactValue(redactor, value) as T;
+    },
   };
 }

@@ -5,7 +5,15 @@
  */
 
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
+import type {
+  ElicitResult,
+  ElicitSchema,
+  Root,
+  SamplingRequest,
+  SamplingResult,
+} from "./client_requests.ts";
 import type { Implementation } from "./lifecycle.ts";
+import type { LoggingLevel } from "./session.ts";
 
 /** What the server knows about the client on this session. */
 export interface ClientDescription {
@@ -17,18 +25,33 @@ export interface ClientDescription {
   readonly protocolVersion: string;
 }
 
+/** Options of a request to the client. */
+export interface ClientRequestOptions {
+  /**
+   * How long to wait for the client.
+   * @default {60000}, or the server's `requestTimeoutMs`
+   */
+  timeoutMs?: number;
+  /**
+   * Aborts the request; the handler's own signal always does too.
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * The context of one request, given to tool handlers, resource readers and
  * prompt getters.
  *
- * @example Stopping work when the client cancels
+ * @example Stopping work when the client cancels, and reporting progress
  * ```ts
  * import type { RequestContext } from "@warden/mcp";
  * async function slow(ctx: RequestContext): Promise<string> {
- *   for (let i = 0; i < 100; i++) {
+ *   for (let i = 1; i <= 10; i++) {
  *     ctx.signal.throwIfAborted();
  *     await new Promise((r) => setTimeout(r, 10));
+ *     ctx.progress(i, 10);
  *   }
+ *   ctx.log("info", "slow work done");
  *   return "done";
  * }
  * ```
@@ -46,4 +69,48 @@ export interface RequestContext {
   readonly _meta: Readonly<Record<string, unknown>> | undefined;
   /** `_meta.progressToken`, when the client asked for progress. */
   readonly progressToken: string | number | undefined;
+  /**
+   * Sends `notifications/message` when `level` is at or above the level the
+   * client set (`info` until it sets one). `data` passes through the redactor.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Sends `notifications/progress` when the client asked for progress (does
+   * nothing otherwise). `progress` must increase with every call.
+   *
+   * @throws {RangeError} when `progress` does not increase
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`).
+   *
+   * @throws {MissingCapabilityError} when the client cannot sample; nothing is sent
+   */
+  sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult>;
+  /**
+   * Asks the user to fill a flat form (`elicitation/create`); an accepted
+   * answer is validated against the form.
+   *
+   * @throws {MissingCapabilityError} when the client cannot elicit; nothing is sent
+   * @throws {TypeError} when the form is not a flat object of primitive fields
+   */
+  elicit<const S extends ElicitSchema>(
+    message: string,
+    requestedSchema: S,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitResult<S>>;
+  /**
+   * Ends this request's response stream now, when the transport streams
+   * (Streamable HTTP with SSE): the client reconnects with `Last-Event-ID`
+   * and receives what is sent afterwards, the result included. Lets a
+   * long call release its connection (SSE polling). Elsewhere it does
+   * nothing.
+   */
+  closeStream(): void;
+  /**
+   * Lists the client's roots (`roots/list`).
+   *
+   * @throws {MissingCapabilityError} when the client exposes no roots; nothing is sent
+   */
+  roots(options?: ClientRequestOptions): Promise<Root[]>;
 }

@@ -1,35 +1,25 @@
 /**
- * `createServer()`: wires the registries, the guardrail pipeline and the MCP
- * method table into one dispatcher, and runs it over transports.
+ * `createServer()`: the registries, the guardrail pipeline and the MCP
+ * method table in one dispatcher, served over transports.
  *
  * @module
  */
 
 import { runConnection } from "../dispatcher/connection.ts";
-import {
-  Dispatcher,
-  type MethodHandler,
-  type NotificationHandler,
-} from "../dispatcher/dispatcher.ts";
+import { Dispatcher } from "../dispatcher/dispatcher.ts";
 import {
   type CallNext,
-  type CallOutcome,
   composePipeline,
-  type GuardedCall,
   type Guardrail,
   orderGuardrails,
 } from "../guardrails/pipeline.ts";
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcParams, JsonRpcResponse } from "../jsonrpc/messages.ts";
+import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { Transport } from "../transports/transport.ts";
-import type { RequestContext } from "./context.ts";
-import {
-  type Implementation,
-  LATEST_PROTOCOL_VERSION,
-  McpSession,
-  negotiateVersion,
-} from "./lifecycle.ts";
-import { errorOutcome } from "./outcome.ts";
+import type { ObjectSchema } from "../schema/types.ts";
+import type { Root } from "./client_requests.ts";
+import type { ClientDescription, ClientRequestOptions } from "./context.ts";
+import { type Icon, type Implementation, LATEST_PROTOCOL_VERSION } from "./lifecycle.ts";
+import { buildMethods, isVisible, notFound, type ServerState } from "./methods.ts";
 import {
   getPrompt,
   type PromptArgument,
@@ -43,9 +33,15 @@ import {
   registerResource,
   type ResourceDefinition,
 } from "./resources.ts";
+import { listRoots } from "./client_requests.ts";
+import { McpSession } from "./session.ts";
+import {
+  readTemplate,
+  type RegisteredTemplate,
+  registerTemplate,
+  type ResourceTemplateDefinition,
+} from "./templates.ts";
 import { type RegisteredTool, registerTool, runTool, type ToolDefinition } from "./tools.ts";
-import type { ObjectSchema } from "../schema/types.ts";
-import type { InflightRequest } from "../dispatcher/inflight.ts";
 
 /** Options of {@linkcode createServer}. */
 export interface ServerOptions {
@@ -55,12 +51,20 @@ export interface ServerOptions {
   version: string;
   /** A human-readable name, sent as `serverInfo.title`. */
   title?: string;
+  /** What the server does, sent as `serverInfo.description` (revision 2025-11-25). */
+  description?: string;
+  /** Icons for the server, sent as `serverInfo.icons` (revision 2025-11-25). */
+  icons?: readonly Icon[];
+  /** The server's home page, sent as `serverInfo.websiteUrl` (revision 2025-11-25). */
+  websiteUrl?: string;
   /** Guidance for the model on how to use this server, sent at `initialize`. */
   instructions?: string;
   /** Tools to register now (more can be added with `server.tool()`). */
   tools?: readonly ToolDefinition[];
   /** Resources to register now. */
   resources?: readonly ResourceDefinition[];
+  /** Resource templates to register now. */
+  resourceTemplates?: readonly ResourceTemplateDefinition[];
   /** Prompts to register now. */
   prompts?: readonly PromptDefinition[];
   /** Guardrails, run in the fixed pipeline order whatever their order here. */
@@ -71,6 +75,17 @@ export interface ServerOptions {
    * could claim any name.
    */
   principal?: string;
+  /**
+   * Items per page of tools/list, resources/list, resources/templates/list
+   * and prompts/list; undefined sends every item at once.
+   */
+  pageSize?: number;
+  /**
+   * How long requests to the client (sampling, elicitation, roots) wait for
+   * an answer.
+   * @default {60000}
+   */
+  requestTimeoutMs?: number;
   /**
    * Where diagnostics go: skipped lines, internal errors with their stacks.
    * @default {console.error}, i.e. stderr
@@ -90,6 +105,19 @@ export interface ConnectOptions {
   principal?: string;
 }
 
+/** A connected client, as `onRootsListChanged` listeners see it. */
+export interface ClientSession {
+  /** What the client said about itself. */
+  readonly client: ClientDescription;
+  /** The session's principal. */
+  readonly principal: string | undefined;
+  /** Asks the client for its current roots. */
+  roots(options?: ClientRequestOptions): Promise<Root[]>;
+}
+
+/** What `server.remove()` can remove. */
+export type ItemType = "tool" | "resource" | "resourceTemplate" | "prompt";
+
 /**
  * An MCP server: register tools, resources and prompts, then `connect()` it
  * to a transport, or call `handle()` directly.
@@ -101,15 +129,27 @@ export interface Server {
   ): void;
   /** Registers a resource. */
   resource(definition: ResourceDefinition): void;
+  /** Registers a resource template such as `orders://{id}`. */
+  resourceTemplate(definition: ResourceTemplateDefinition): void;
   /** Registers a prompt; its `get` argument type comes from the argument list. */
   prompt<const A extends readonly PromptArgument[] = readonly []>(
     definition: PromptDefinition<A>,
   ): void;
-  /** Removes a tool, resource (by URI) or prompt; false when there was none. */
-  remove(kind: "tool" | "resource" | "prompt", name: string): boolean;
+  /**
+   * Removes a tool or prompt (by name), a resource (by URI) or a template (by
+   * its template string); false when there was none. Live sessions are told
+   * the list changed.
+   */
+  remove(type: ItemType, key: string): boolean;
+  /** Tells the sessions subscribed to `uri` (and allowed to see it) that it changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Calls `listener` whenever a client says its roots changed; returns the unsubscribe function. */
+  onRootsListChanged(listener: (session: ClientSession) => void): () => void;
   /**
    * Handles one parsed JSON-RPC message (or batch) on the server's embedded
-   * session and resolves to the reply, or undefined when none is due.
+   * session and resolves to the reply, or undefined when none is due. The
+   * embedded session has no way back to the client, so handlers there cannot
+   * log, report progress or make requests of the client.
    */
   handle(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
   /** Serves one session over `transport`; resolves when the session has ended. */
@@ -118,65 +158,15 @@ export interface Server {
   close(): Promise<void>;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function implementationOf(value: unknown): Implementation | undefined {
-  if (!isRecord(value) || typeof value.name !== "string" || typeof value.version !== "string") {
-    return undefined;
+function positive(value: number | undefined, name: string, integer: boolean): void {
+  if (value === undefined) return;
+  if (
+    !Number.isFinite(value) || value < 0 || (integer && (!Number.isInteger(value) || value < 1))
+  ) {
+    throw new RangeError(
+      `Cannot create server: ${name} must be a ${integer ? "positive integer" : "number >= 0"}`,
+    );
   }
-  const info: Implementation = { name: value.name, version: value.version };
-  if (typeof value.title === "string") info.title = value.title;
-  return info;
-}
-
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
-function stringParam(params: JsonRpcParams, key: string): string {
-  const value = params[key];
-  if (typeof value !== "string") throw invalid(`${key} must be a string`);
-  return value;
-}
-
-function argumentsParam(params: JsonRpcParams): Readonly<Record<string, unknown>> {
-  const value = params.arguments;
-  if (value === undefined) return {};
-  if (!isRecord(value)) throw invalid("arguments must be an object");
-  return value;
-}
-
-function progressTokenOf(
-  meta: Readonly<Record<string, unknown>> | undefined,
-): string | number | undefined {
-  const token = meta?.progressToken;
-  return typeof token === "string" || typeof token === "number" ? token : undefined;
-}
-
-/** The handler-facing context; the signal is made only if someone reads it. */
-function contextOf(
-  id: JsonRpcId,
-  params: JsonRpcParams,
-  session: McpSession,
-  request: InflightRequest,
-): RequestContext {
-  const meta = isRecord(params._meta) ? params._meta : undefined;
-  return {
-    get signal() {
-      return request.signal;
-    },
-    requestId: id,
-    client: {
-      info: session.clientInfo,
-      capabilities: session.clientCapabilities,
-      protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-    },
-    principal: session.principal,
-    _meta: meta,
-    progressToken: progressTokenOf(meta),
-  };
 }
 
 /**
@@ -186,7 +176,7 @@ function contextOf(
  *
  * @example A complete stdio server
  * ```ts
- * import { createServer, defineTool, StdioTransport } from "@warden/mcp";
+ * import { createServer, defineTool, serveStdio } from "@warden/mcp";
  *
  * const server = createServer({
  *   name: "weather",
@@ -202,45 +192,63 @@ function contextOf(
  *     handler: ({ city }) => `Sunny in ${city}`,
  *   })],
  * });
- * if (import.meta.main) await server.connect(new StdioTransport());
+ * if (import.meta.main) await serveStdio(server);
  * ```
  */
 export function createServer(options: ServerOptions): Server {
-  if (!isRecord(options)) throw new TypeError("Cannot create server: expected an options object");
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Cannot create server: expected an options object");
+  }
   if (typeof options.name !== "string" || options.name.length === 0) {
     throw new TypeError("Cannot create server: name must be a non-empty string");
   }
   if (typeof options.version !== "string") {
     throw new TypeError("Cannot create server: version must be a string");
   }
+  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
+  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
+  positive(options.pageSize, "pageSize", true);
   const log = options.log ?? ((message: string) => console.error(message));
   const shutdownGraceMs = options.shutdownGraceMs ?? 5000;
-  if (!Number.isFinite(shutdownGraceMs) || shutdownGraceMs < 0) {
-    throw new RangeError("Cannot create server: shutdownGraceMs must be a number >= 0");
-  }
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const guardrails = orderGuardrails(options.guardrails ?? []);
   const tools = new Map<string, RegisteredTool>();
   const resources = new Map<string, RegisteredResource>();
+  const templates = new Map<string, RegisteredTemplate>();
   const prompts = new Map<string, RegisteredPrompt>();
+  const live = new Set<{ session: McpSession; stop: AbortController; done: Promise<void> }>();
+  const rootsListeners = new Set<(session: ClientSession) => void>();
 
+  const listChanged = (list: "tools" | "resources" | "prompts"): void => {
+    for (const { session } of live) {
+      if (session.protocolVersion !== undefined) {
+        session.notify(`notifications/${list}/list_changed`);
+      }
+    }
+  };
   const add = <T>(table: Map<string, T>, kind: string, key: string, entry: T): void => {
     if (table.has(key)) throw new TypeError(`Cannot register ${kind} '${key}': already registered`);
     table.set(key, entry);
   };
   const addTool = (definition: ToolDefinition): void => {
-    const registered = registerTool(definition);
-    add(tools, "tool", definition.name, registered);
+    add(tools, "tool", definition?.name, registerTool(definition));
+    listChanged("tools");
   };
   const addResource = (definition: ResourceDefinition): void => {
-    const registered = registerResource(definition);
-    add(resources, "resource", definition.uri, registered);
+    add(resources, "resource", definition?.uri, registerResource(definition));
+    listChanged("resources");
+  };
+  const addTemplate = (definition: ResourceTemplateDefinition): void => {
+    add(templates, "resource template", definition?.uriTemplate, registerTemplate(definition));
+    listChanged("resources");
   };
   const addPrompt = (definition: PromptDefinition): void => {
-    const registered = registerPrompt(definition);
-    add(prompts, "prompt", definition.name, registered);
+    add(prompts, "prompt", definition?.name, registerPrompt(definition));
+    listChanged("prompts");
   };
   for (const tool of options.tools ?? []) addTool(tool);
   for (const resource of options.resources ?? []) addResource(resource);
+  for (const template of options.resourceTemplates ?? []) addTemplate(template);
   for (const prompt of options.prompts ?? []) addPrompt(prompt);
 
   // The innermost step: find the item (after access and rate limit, so a
@@ -253,9 +261,14 @@ export function createServer(options: ServerOptions): Server {
         return runTool(tool, call.arguments, call.context, log);
       }
       case "resource": {
+        const context = { ...call.context, uri: call.name };
         const resource = resources.get(call.name);
-        if (resource === undefined) return Promise.resolve(notFound("resource", call.name));
-        return readResource(resource, { ...call.context, uri: call.name }, log);
+        if (resource !== undefined) return readResource(resource, context, log);
+        for (const template of templates.values()) {
+          const variables = template.template.match(call.name);
+          if (variables !== undefined) return readTemplate(template, variables, context, log);
+        }
+        return Promise.resolve(notFound("resource", call.name));
       }
       case "prompt": {
         const prompt = prompts.get(call.name);
@@ -264,121 +277,94 @@ export function createServer(options: ServerOptions): Server {
       }
     }
   };
-  const pipeline = composePipeline(guardrails, core);
 
-  const runCall = async (call: GuardedCall): Promise<Record<string, unknown>> => {
-    let outcome: CallOutcome;
-    try {
-      outcome = await pipeline(call);
-    } catch (error) {
-      // A guardrail that throws is a bug in it; the client gets -32603, stderr the stack.
-      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      log(`warden: the call pipeline failed on ${call.method} '${call.name}': ${detail}`);
-      throw new RpcError(ErrorCode.InternalError, "Internal error");
-    }
-    if ("result" in outcome) return outcome.result;
-    throw outcome.error;
-  };
-
-  const visible = (kind: GuardedCall["kind"], name: string, session: McpSession): boolean => {
-    for (const guardrail of guardrails) {
-      if (
-        guardrail.visible !== undefined && !guardrail.visible({ kind, name }, session.principal)
-      ) {
-        return false;
+  const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
+  const clientSession = (session: McpSession): ClientSession => ({
+    client: {
+      info: session.clientInfo,
+      capabilities: session.clientCapabilities,
+      protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+    },
+    principal: session.principal,
+    roots: (rootOptions = {}) => {
+      const request: { timeoutMs?: number; signal?: AbortSignal } = {};
+      if (rootOptions.timeoutMs !== undefined) request.timeoutMs = rootOptions.timeoutMs;
+      if (rootOptions.signal !== undefined) request.signal = rootOptions.signal;
+      return listRoots(session, request);
+    },
+  });
+  const serverInfo: Implementation = { name: options.name, version: options.version };
+  if (options.title !== undefined) serverInfo.title = options.title;
+  if (options.description !== undefined) serverInfo.description = options.description;
+  if (options.icons !== undefined) serverInfo.icons = options.icons;
+  if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
+  const state: ServerState = {
+    serverInfo,
+    instructions: options.instructions,
+    tools,
+    resources,
+    templates,
+    prompts,
+    guardrails,
+    pipeline: composePipeline(guardrails, core),
+    services: {
+      outgoing: <T>(value: T): T =>
+        outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value),
+    },
+    pageSize: options.pageSize,
+    log,
+    rootsChanged: (session) => {
+      for (const listener of rootsListeners) {
+        try {
+          listener(clientSession(session));
+        } catch (error) {
+          log(`warden: a roots listener failed: ${String(error)}`);
+        }
       }
-    }
-    return true;
+    },
   };
-
-  const methods = new Map<string, MethodHandler<McpSession>>();
-  methods.set("initialize", (params, { session }) => {
-    const offered = stringParam(params, "protocolVersion");
-    session.protocolVersion = negotiateVersion(offered);
-    session.clientInfo = implementationOf(params.clientInfo);
-    session.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
-    const serverInfo: Record<string, unknown> = { name: options.name, version: options.version };
-    if (options.title !== undefined) serverInfo.title = options.title;
-    const result: Record<string, unknown> = {
-      protocolVersion: session.protocolVersion,
-      capabilities: capabilities(),
-      serverInfo,
-    };
-    if (options.instructions !== undefined) result.instructions = options.instructions;
-    return result;
-  });
-  methods.set("ping", () => ({}));
-  methods.set("tools/list", (_params, { session }) => ({
-    tools: [...tools.values()].filter((t) => visible("tool", t.definition.name, session))
-      .map((t) => t.listing),
-  }));
-  methods.set("resources/list", (_params, { session }) => ({
-    resources: [...resources.values()].filter((r) => visible("resource", r.definition.uri, session))
-      .map((r) => r.listing),
-  }));
-  methods.set("prompts/list", (_params, { session }) => ({
-    prompts: [...prompts.values()].filter((p) => visible("prompt", p.definition.name, session))
-      .map((p) => p.listing),
-  }));
-  methods.set("tools/call", (params, { id, session, request }) =>
-    runCall({
-      kind: "tool",
-      method: "tools/call",
-      name: stringParam(params, "name"),
-      arguments: argumentsParam(params),
-      context: contextOf(id, params, session, request),
-    }));
-  methods.set("resources/read", (params, { id, session, request }) =>
-    runCall({
-      kind: "resource",
-      method: "resources/read",
-      name: stringParam(params, "uri"),
-      arguments: {},
-      context: contextOf(id, params, session, request),
-    }));
-  methods.set("prompts/get", (params, { id, session, request }) =>
-    runCall({
-      kind: "prompt",
-      method: "prompts/get",
-      name: stringParam(params, "name"),
-      arguments: argumentsParam(params),
-      context: contextOf(id, params, session, request),
-    }));
-
-  const notifications = new Map<string, NotificationHandler<McpSession>>();
-  notifications.set("notifications/cancelled", (params, session) => {
-    const requestId = params.requestId;
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const reason = typeof params.reason === "string" ? params.reason : "Cancelled by the client";
-    session.inflight.cancel(requestId, new Error(reason));
-  });
-
-  function capabilities(): Record<string, unknown> {
-    const caps: Record<string, unknown> = {};
-    if (tools.size > 0) caps.tools = {};
-    if (resources.size > 0) caps.resources = {};
-    if (prompts.size > 0) caps.prompts = {};
-    return caps;
-  }
-
+  const { methods, notifications } = buildMethods(state);
   const dispatcher = new Dispatcher<McpSession>({ methods, notifications, log });
-  const embedded = new McpSession(options.principal);
-  const live = new Set<{ session: McpSession; stop: AbortController; done: Promise<void> }>();
+  const embedded = new McpSession(options.principal, requestTimeoutMs);
   let closed = false;
 
   return {
     tool(definition) {
+      // Method parameters are bivariant, so the typed definition is a ToolDefinition.
       addTool(definition as ToolDefinition);
     },
-    resource(definition) {
-      addResource(definition);
-    },
+    resource: addResource,
+    resourceTemplate: addTemplate,
     prompt(definition) {
       addPrompt(definition as PromptDefinition);
     },
-    remove(kind, name) {
-      const table = kind === "tool" ? tools : kind === "resource" ? resources : prompts;
-      return table.delete(name);
+    remove(type, key) {
+      const table = type === "tool"
+        ? tools
+        : type === "resource"
+        ? resources
+        : type === "resourceTemplate"
+        ? templates
+        : prompts;
+      const removed = table.delete(key);
+      if (removed) {
+        listChanged(type === "tool" ? "tools" : type === "prompt" ? "prompts" : "resources");
+      }
+      return removed;
+    },
+    notifyResourceUpdated(uri) {
+      for (const { session } of live) {
+        if (
+          session.subscriptions.has(uri) &&
+          isVisible(guardrails, "resource", uri, session.principal)
+        ) {
+          session.notify("notifications/resources/updated", { uri });
+        }
+      }
+    },
+    onRootsListChanged(listener) {
+      rootsListeners.add(listener);
+      return () => rootsListeners.delete(listener);
     },
     handle(message) {
       return dispatcher.handle(message, embedded);
@@ -389,18 +375,23 @@ export function createServer(options: ServerOptions): Server {
         await transport.writable.abort(new Error("The server is closed")).catch(() => {});
         throw new Error("Cannot connect: the server is closed");
       }
-      const session = new McpSession(connectOptions.principal ?? options.principal);
+      const session = new McpSession(
+        connectOptions.principal ?? options.principal,
+        requestTimeoutMs,
+      );
       const stop = new AbortController();
       const done = runConnection(transport, dispatcher, session, {
         log,
         shutdownGraceMs,
         signal: stop.signal,
+        onOpen: (send) => session.attach(send),
       });
       const entry = { session, stop, done };
       live.add(entry);
       try {
         await done;
       } finally {
+        session.detach();
         live.delete(entry);
       }
     },
@@ -422,11 +413,4 @@ export function createServer(options: ServerOptions): Server {
       }
     },
   };
-
-  function notFound(kind: string, name: string): CallOutcome {
-    const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
-    return errorOutcome(
-      new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${JSON.stringify(shown)}`),
-    );
-  }
 }

@@ -9,9 +9,12 @@ import type { RequestContext } from "./context.ts";
 import { contentBlockProblem, type PromptMessage, text } from "./content.ts";
 import { invalidParams, thrownOutcome } from "./outcome.ts";
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import type { Completer } from "./completion.ts";
 
 /** One argument a prompt takes; values always arrive as strings. */
 export interface PromptArgument {
+  /** Suggests values for `completion/complete`; never published. */
+  readonly complete?: Completer;
   /** The argument's name. */
   readonly name: string;
   /** Human-readable name. */
@@ -107,12 +110,17 @@ export function registerPrompt(prompt: PromptDefinition): RegisteredPrompt {
     if (seen.has(arg.name)) {
       throw new TypeError(`${label}: argument '${arg.name}' is declared twice`);
     }
+    if (arg.complete !== undefined && typeof arg.complete !== "function") {
+      throw new TypeError(`${label}: the completer of argument '${arg.name}' must be a function`);
+    }
     seen.add(arg.name);
   }
   const listing: Record<string, unknown> = { name: prompt.name };
   if (prompt.title !== undefined) listing.title = prompt.title;
   if (prompt.description !== undefined) listing.description = prompt.description;
-  if (prompt.arguments !== undefined) listing.arguments = prompt.arguments;
+  if (prompt.arguments !== undefined) {
+    listing.arguments = prompt.arguments.map(({ complete: _complete, ...published }) => published);
+  }
   if (prompt._meta !== undefined) listing._meta = prompt._meta;
   return { definition: prompt, listing: Object.freeze(listing) };
 }
@@ -153,7 +161,7 @@ function messageProblem(messages: unknown): string | undefined {
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i];
     if (typeof message !== "object" || message === null) return `message ${i} is not an object`;
-    const { role, content } = message as Record<string, unknown>;
+    const { role, content } = message as { role?: unknown; content?: unknown };
     if (role !== "user" && role !== "assistant") return `message ${i} has an unknown role`;
     const problem = contentBlockProblem(content);
     if (problem !== undefined) return `message ${i} content ${problem}`;
