@@ -217,6 +217,7 @@ export {
 export { loadPolicyFile, parsePolicy } from "./src/config/policy_file.ts";
 export {
   type FlagsResult,
+  parseListenAddress,
   parseServerFlags,
   type ServerFlags,
   type ServerIdentity,
@@ -234,3 +235,16 @@ export {
   stderrAuditSink,
   type StderrAuditSinkOptions,
 } from "./src/guardrails/audit_sinks.ts";
+export type { HttpOptions } from "./src/transports/http/handler.ts";
+export type { CorsOptions } from "./src/transports/http/security.ts";
+export {
+  type EventStore,
+  MemoryEventStore,
+  type MemoryEventStoreOptions,
+  type ReplayedEvents,
+} from "./src/transports/http/event_store.ts";
+export {
+  type HttpListener,
+  serveHttp,
+  type ServeHttpOptions,
+} from "./src/transports/http/serve_http.ts";

@@ -15,6 +15,7 @@ import {
   MissingCapabilityError,
   type RequestContext,
   RpcError,
+  serveHttp,
   type Server,
   serverSetup,
   serveStdio,
@@ -238,9 +239,15 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
 
 if (import.meta.main) {
   const setup = await serverSetup(Deno.args, { name: "order-desk", version: "0.1.0" });
-  const server = createOrderDesk(setup);
-  console.error(
-    `order-desk: ready on stdio (tools: get_order, add, cancel_order, report; ${setup.guardrails.length} guardrails)`,
-  );
-  await serveStdio(server);
+  const { http, ...options } = setup;
+  const server = createOrderDesk(options);
+  const summary =
+    `tools: get_order, add, cancel_order, report; ${setup.guardrails.length} guardrails`;
+  if (http === undefined) {
+    console.error(`order-desk: ready on stdio (${summary})`);
+    await serveStdio(server);
+  } else {
+    const listener = serveHttp(server, http);
+    console.error(`order-desk: ready on ${listener.url} (${summary})`);
+  }
 }

@@ -19,6 +19,8 @@ export interface ServerFlags {
   audit?: string;
   /** `--principal NAME`: who the guardrails decide about (overrides the policy's). */
   principal?: string;
+  /** `--http [HOST:]PORT`: serve Streamable HTTP instead of stdio. */
+  http?: string;
 }
 
 /** What the command line asks for. */
@@ -39,7 +41,7 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--http [HOST:]PORT]`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
@@ -47,6 +49,7 @@ export function usage(identity: ServerIdentity): string {
     "  --policy FILE     guardrails (access, rate limits, redaction, audit) from a JSONC file",
     "  --audit FILE|-    append the audit log to FILE as JSON lines, or '-' for stderr",
     "  --principal NAME  the caller the access policy and rate limits decide about",
+    "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
     "  --help            show this text",
     "  --version         show the version",
   ].join("\n");
@@ -73,6 +76,7 @@ export function parseServerFlags(args: readonly string[], identity: ServerIdenti
         policy: { type: "string" },
         audit: { type: "string" },
         principal: { type: "string" },
+        http: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -86,7 +90,7 @@ export function parseServerFlags(args: readonly string[], identity: ServerIdenti
     return { action: "version", text: `${identity.name} ${identity.version}` };
   }
   const flags: ServerFlags = {};
-  for (const key of ["policy", "audit", "principal"] as const) {
+  for (const key of ["policy", "audit", "principal", "http"] as const) {
     const value = values[key];
     if (typeof value === "string") {
       if (value.length === 0) {
@@ -95,7 +99,24 @@ export function parseServerFlags(args: readonly string[], identity: ServerIdenti
       flags[key] = value;
     }
   }
+  if (flags.http !== undefined && parseListenAddress(flags.http) === undefined) {
+    return {
+      action: "error",
+      message: `--http needs [HOST:]PORT, got ${JSON.stringify(flags.http)}`,
+      usage: usage(identity),
+    };
+  }
   return { action: "run", flags };
+}
+
+/** `PORT`, `HOST:PORT` or `[IPV6]:PORT` as a hostname and port; undefined when malformed. */
+export function parseListenAddress(value: string): { hostname: string; port: number } | undefined {
+  const colon = value.lastIndexOf(":");
+  const host = colon === -1 ? "127.0.0.1" : value.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  const portText = colon === -1 ? value : value.slice(colon + 1);
+  const port = Number(portText);
+  if (!/^[0-9]+$/.test(portText) || port > 65535 || host.length === 0) return undefined;
+  return { hostname: host, port };
 }
 
 /** What {@linkcode serverSetup} hands to `createServer()`. */
@@ -104,6 +125,8 @@ export interface ServerSetup {
   guardrails: Guardrail[];
   /** The principal, from `--principal` or the policy. */
   principal?: string;
+  /** Where to serve HTTP (`--http`); undefined means stdio. */
+  http?: { hostname: string; port: number };
 }
 
 /**
@@ -126,8 +149,21 @@ export async function setupFromFlags(
     config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
   }
   if (flags.principal !== undefined) config.principal = flags.principal;
+  const audit = config.audit;
+  if (typeof audit === "object" && audit !== null && "file" in audit) {
+    // The sink opens lazily; find out now, while refusing to start is still possible.
+    const { open } = await import("node:fs/promises");
+    try {
+      await (await open(audit.file, "a")).close();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Cannot open audit file ${audit.file}: ${reason}`);
+    }
+  }
   const setup: ServerSetup = { guardrails: createGuardrails(config, deps) };
   if (config.principal !== undefined) setup.principal = config.principal;
+  const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
+  if (http !== undefined) setup.http = http;
   return setup;
 }
 

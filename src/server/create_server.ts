@@ -15,11 +15,12 @@ import {
 } from "../guardrails/pipeline.ts";
 import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { Transport } from "../transports/transport.ts";
+import { createHttpHandler, type HttpOptions } from "../transports/http/handler.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import type { Root } from "./client_requests.ts";
 import type { ClientDescription, ClientRequestOptions } from "./context.ts";
 import { type Icon, type Implementation, LATEST_PROTOCOL_VERSION } from "./lifecycle.ts";
-import { buildMethods, isVisible, notFound, type ServerState } from "./methods.ts";
+import { buildMethods, isVisible, malformed, notFound, type ServerState } from "./methods.ts";
 import {
   getPrompt,
   type PromptArgument,
@@ -67,6 +68,8 @@ export interface ServerOptions {
   resourceTemplates?: readonly ResourceTemplateDefinition[];
   /** Prompts to register now. */
   prompts?: readonly PromptDefinition[];
+  /** The Streamable HTTP endpoint's options, for `server.fetch()` and `serveHttp()`. */
+  http?: HttpOptions;
   /** Guardrails, run in the fixed pipeline order whatever their order here. */
   guardrails?: readonly Guardrail[];
   /**
@@ -152,6 +155,12 @@ export interface Server {
    * log, report progress or make requests of the client.
    */
   handle(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+  /**
+   * Answers one Streamable HTTP request for the endpoint (`options.http`):
+   * a web-standard fetch handler, so the server runs under `Deno.serve`,
+   * Deno Deploy, Hono, Bun or any fetch-style host.
+   */
+  fetch(request: Request): Promise<Response>;
   /** Serves one session over `transport`; resolves when the session has ended. */
   connect(transport: Transport, options?: ConnectOptions): Promise<void>;
   /** Aborts in-flight handlers, ends every session, and flushes guardrails (the audit log). */
@@ -208,15 +217,21 @@ export function createServer(options: ServerOptions): Server {
   positive(options.shutdownGraceMs, "shutdownGraceMs", false);
   positive(options.requestTimeoutMs, "requestTimeoutMs", false);
   positive(options.pageSize, "pageSize", true);
-  const log = options.log ?? ((message: string) => console.error(message));
   const shutdownGraceMs = options.shutdownGraceMs ?? 5000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const guardrails = orderGuardrails(options.guardrails ?? []);
+  const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
+  const outgoing = <T>(value: T): T =>
+    outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value);
+  const writeLog = options.log ?? ((message: string) => console.error(message));
+  // Diagnostics carry error messages and stacks: the redactor sees them too.
+  const log = (message: string): void => writeLog(outgoing(message));
   const tools = new Map<string, RegisteredTool>();
   const resources = new Map<string, RegisteredResource>();
   const templates = new Map<string, RegisteredTemplate>();
   const prompts = new Map<string, RegisteredPrompt>();
-  const live = new Set<{ session: McpSession; stop: AbortController; done: Promise<void> }>();
+  // Every session a client can be reached on: stdio/memory connections and HTTP sessions.
+  const live = new Set<{ session: McpSession; close: () => void; done: Promise<void> }>();
   const rootsListeners = new Set<(session: ClientSession) => void>();
 
   const listChanged = (list: "tools" | "resources" | "prompts"): void => {
@@ -254,6 +269,8 @@ export function createServer(options: ServerOptions): Server {
   // The innermost step: find the item (after access and rate limit, so a
   // denied caller learns nothing about what exists) and run it.
   const core: CallNext = (call) => {
+    const problem = malformed.get(call.context);
+    if (problem !== undefined) return Promise.resolve({ status: "invalid", error: problem });
     switch (call.kind) {
       case "tool": {
         const tool = tools.get(call.name);
@@ -278,7 +295,6 @@ export function createServer(options: ServerOptions): Server {
     }
   };
 
-  const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
   const clientSession = (session: McpSession): ClientSession => ({
     client: {
       info: session.clientInfo,
@@ -308,8 +324,7 @@ export function createServer(options: ServerOptions): Server {
     guardrails,
     pipeline: composePipeline(guardrails, core),
     services: {
-      outgoing: <T>(value: T): T =>
-        outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value),
+      outgoing,
     },
     pageSize: options.pageSize,
     log,
@@ -327,6 +342,7 @@ export function createServer(options: ServerOptions): Server {
   const dispatcher = new Dispatcher<McpSession>({ methods, notifications, log });
   const embedded = new McpSession(options.principal, requestTimeoutMs);
   let closed = false;
+  let http: ReturnType<typeof createHttpHandler> | undefined;
 
   return {
     tool(definition) {
@@ -369,6 +385,28 @@ export function createServer(options: ServerOptions): Server {
     handle(message) {
       return dispatcher.handle(message, embedded);
     },
+    fetch(request) {
+      if (closed) return Promise.resolve(new Response("Service unavailable", { status: 503 }));
+      http ??= createHttpHandler({
+        dispatcher,
+        newSession: (principal) => new McpSession(principal ?? options.principal, requestTimeoutMs),
+        track: (session, close) => {
+          let settle!: () => void;
+          const entry = {
+            session,
+            close,
+            done: new Promise<void>((resolve) => (settle = resolve)),
+          };
+          live.add(entry);
+          return () => {
+            live.delete(entry);
+            settle();
+          };
+        },
+        log,
+      }, options.http);
+      return http.fetch(request);
+    },
     async connect(transport, connectOptions = {}) {
       if (closed) {
         // Release the transport (and the console redirect a stdio transport holds).
@@ -386,7 +424,7 @@ export function createServer(options: ServerOptions): Server {
         signal: stop.signal,
         onOpen: (send) => session.attach(send),
       });
-      const entry = { session, stop, done };
+      const entry = { session, close: () => stop.abort(), done };
       live.add(entry);
       try {
         await done;
@@ -399,9 +437,9 @@ export function createServer(options: ServerOptions): Server {
       closed = true;
       const reason = new Error("The server is shutting down");
       embedded.inflight.abortAll(reason);
-      for (const { session, stop } of live) {
+      for (const { session, close } of live) {
         session.inflight.abortAll(reason);
-        stop.abort(reason);
+        close();
       }
       await Promise.allSettled([...live].map((entry) => entry.done));
       for (const guardrail of guardrails) {

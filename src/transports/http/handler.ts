@@ -1,0 +1,461 @@
+/**
+ * The Streamable HTTP endpoint as a web-standard fetch handler: POST for
+ * client messages (answered as JSON or SSE), GET for the standalone stream
+ * and resumption, DELETE to end a session; sessions, security checks and
+ * authentication around them.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from "../../dispatcher/dispatcher.ts";
+import { ErrorCode } from "../../jsonrpc/errors.ts";
+import type { JsonRpcId } from "../../jsonrpc/messages.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "../../server/lifecycle.ts";
+import type { McpSession } from "../../server/session.ts";
+import { type EventStore, MemoryEventStore } from "./event_store.ts";
+import { HttpSession } from "./http_session.ts";
+import {
+  corsHeaders,
+  type CorsOptions,
+  isAllowedHost,
+  isAllowedOrigin,
+  preflightHeaders,
+} from "./security.ts";
+
+/** Options of the Streamable HTTP endpoint (`createServer({ http })`). */
+export interface HttpOptions {
+  /**
+   * The endpoint's path; requests to other paths are 404. Unset, the
+   * handler answers on whatever path it is mounted at (`serveHttp()` serves
+   * it at `/mcp`).
+   */
+  path?: string;
+  /**
+   * Host header values accepted (any port), against DNS rebinding; `false`
+   * turns the check off (behind a proxy that checks it).
+   * @default {["localhost", "127.0.0.1", "[::1]"]}
+   */
+  allowedHosts?: readonly string[] | false;
+  /**
+   * Browser origins accepted. Requests without an Origin header (non-browser
+   * clients) are always accepted.
+   * @default {local origins on any port}
+   */
+  allowedOrigins?: readonly string[];
+  /** CORS for browser clients; off by default. */
+  cors?: CorsOptions;
+  /**
+   * The largest request body accepted, in bytes (413 above it).
+   * @default {4194304}
+   */
+  maxBodyBytes?: number;
+  /**
+   * Authenticates each request. Return the principal (the guardrails decide
+   * about it), `undefined` for an anonymous caller, or `null` to refuse with
+   * 401 and a `WWW-Authenticate` header.
+   */
+  authenticate?: (
+    request: Request,
+  ) => string | null | undefined | Promise<string | null | undefined>;
+  /**
+   * The `WWW-Authenticate` value sent with a 401.
+   * @default {'Bearer realm="mcp"'}
+   */
+  wwwAuthenticate?: string;
+  /**
+   * No sessions: every POST is handled on its own (for horizontally scaled
+   * deployments). GET and DELETE are then 405, and requests to the client
+   * (sampling, elicitation, roots) cannot be answered.
+   * @default {false}
+   */
+  stateless?: boolean;
+  /**
+   * A session nobody used for this long is ended (404 afterwards).
+   * @default {1800000} (30 minutes)
+   */
+  sessionIdleMs?: number;
+  /**
+   * The most live sessions; at the cap an idle one is ended to make room, or
+   * the new session is refused with 503.
+   * @default {1000}
+   */
+  maxSessions?: number;
+  /** Where SSE events wait for resumption. @default {new MemoryEventStore()} */
+  eventStore?: EventStore;
+  /**
+   * The reconnection delay a stream's priming event suggests, in ms.
+   * @default {1000}
+   */
+  retryMs?: number;
+  /**
+   * Keep-alive comments on idle standalone streams, in ms (0: none).
+   * @default {25000}
+   */
+  keepAliveMs?: number;
+  /** The clock, in ms; for tests. @default {Date.now} */
+  now?: () => number;
+}
+
+/** What the endpoint needs from the server. */
+export interface HttpHost {
+  /** The server's dispatcher. */
+  readonly dispatcher: Dispatcher<McpSession>;
+  /** A new protocol session for `principal`. */
+  newSession(principal: string | undefined): McpSession;
+  /** Counts a session as live (list_changed, resource updates, close()); returns its release. */
+  track(session: McpSession, close: () => void): () => void;
+  /** Diagnostics. */
+  readonly log: (message: string) => void;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
+  const ids: JsonRpcId[] = [];
+  for (const message of messages) {
+    if (
+      isRecord(message) && typeof message.method === "string" &&
+      (typeof message.id === "string" || typeof message.id === "number")
+    ) ids.push(message.id);
+  }
+  return ids;
+}
+
+function rpcError(status: number, code: number, message: string, headers?: Headers): Response {
+  const response = Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, {
+    status,
+  });
+  headers?.forEach((value, key) => response.headers.set(key, value));
+  return response;
+}
+
+function accepts(request: Request, type: string): boolean {
+  const accept = request.headers.get("accept");
+  if (accept === null) return false;
+  return accept.split(",").some((part) => {
+    const media = part.split(";")[0]?.trim().toLowerCase();
+    return media === type || media === "*/*";
+  });
+}
+
+async function readBody(request: Request, limit: number): Promise<string | "too-large"> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) return "too-large";
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return "too-large";
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * Builds the fetch handler of one endpoint over `host`.
+ *
+ * @example
+ * ```ts ignore
+ * const fetch = createHttpHandler(host, { path: "/mcp" });
+ * ```
+ */
+export function createHttpHandler(
+  host: HttpHost,
+  options: HttpOptions = {},
+): { fetch: (request: Request) => Promise<Response>; close: (reason: unknown) => void } {
+  const path = options.path;
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
+  const maxSessions = options.maxSessions ?? 1000;
+  const now = options.now ?? Date.now;
+  const stateless = options.stateless === true;
+  const settings = {
+    store: options.eventStore ?? new MemoryEventStore(),
+    retryMs: options.retryMs ?? 1000,
+    keepAliveMs: options.keepAliveMs ?? 25_000,
+    log: host.log,
+  };
+  const sessions = new Map<string, { http: HttpSession; release: () => void }>();
+
+  const end = (id: string, reason: string): void => {
+    const entry = sessions.get(id);
+    if (entry === undefined) return;
+    sessions.delete(id);
+    entry.http.close(new Error(reason));
+    entry.release();
+  };
+  const sweep = (): void => {
+    const cutoff = now() - idleMs;
+    for (const [id, { http }] of sessions) {
+      if (http.lastActive < cutoff && !http.busy) end(id, "The session expired");
+    }
+  };
+  const makeRoom = (): boolean => {
+    sweep();
+    if (sessions.size < maxSessions) return true;
+    let oldest: [string, HttpSession] | undefined;
+    for (const [id, { http }] of sessions) {
+      if (!http.busy && (oldest === undefined || http.lastActive < oldest[1].lastActive)) {
+        oldest = [id, http];
+      }
+    }
+    if (oldest === undefined) return false;
+    end(oldest[0], "The session was evicted to make room");
+    return true;
+  };
+  const open = (
+    principal: string | undefined,
+    keep: boolean,
+  ): { http: HttpSession; release: () => void } => {
+    const session = host.newSession(principal);
+    const id = keep ? crypto.randomUUID() : undefined;
+    const http = new HttpSession(id, session, settings, now());
+    const release = host.track(session, () => {
+      if (id !== undefined) end(id, "The server is shutting down");
+      else http.close(new Error("The server is shutting down"));
+    });
+    if (id !== undefined) sessions.set(id, { http, release });
+    return { http, release };
+  };
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (path !== undefined && url.pathname !== path) {
+      return new Response("Not found", { status: 404 });
+    }
+    if (
+      options.allowedHosts !== false &&
+      !isAllowedHost(request.headers.get("host") ?? url.host, options.allowedHosts || undefined)
+    ) {
+      return rpcError(403, ErrorCode.InvalidRequest, "Forbidden: host not allowed");
+    }
+    const origin = request.headers.get("origin");
+    if (!isAllowedOrigin(origin, options.allowedOrigins, options.cors)) {
+      return rpcError(403, ErrorCode.InvalidRequest, "Forbidden: origin not allowed");
+    }
+    if (request.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: preflightHeaders(origin, options.cors) });
+    }
+    if (!["GET", "POST", "DELETE"].includes(request.method)) {
+      return new Response("Method not allowed", {
+        status: 405,
+        headers: { allow: stateless ? "POST, OPTIONS" : "GET, POST, DELETE, OPTIONS" },
+      });
+    }
+    let principal: string | undefined;
+    if (options.authenticate !== undefined) {
+      const result = await options.authenticate(request);
+      if (result === null) {
+        const headers = new Headers({
+          "www-authenticate": options.wwwAuthenticate ?? 'Bearer realm="mcp"',
+        });
+        return rpcError(401, ErrorCode.InvalidRequest, "Unauthorized", headers);
+      }
+      principal = result;
+    }
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcError(
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
+      );
+    }
+    if (request.method === "POST") return await post(request, principal, version);
+    if (stateless) {
+      return new Response("Method not allowed", {
+        status: 405,
+        headers: { allow: "POST, OPTIONS" },
+      });
+    }
+    const found = sessionOf(request, principal);
+    if (found instanceof Response) return found;
+    if (request.method === "DELETE") {
+      end(found.id ?? "", "The client ended the session");
+      return new Response(null, { status: 204 });
+    }
+    return get(request, found);
+  }
+
+  function sessionOf(request: Request, principal: string | undefined): HttpSession | Response {
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) {
+      return rpcError(400, ErrorCode.InvalidRequest, "Bad request: missing Mcp-Session-Id header");
+    }
+    sweep();
+    const entry = sessions.get(id);
+    if (entry === undefined) return rpcError(404, ErrorCode.InvalidRequest, "Session not found");
+    if (options.authenticate !== undefined && entry.http.session.principal !== principal) {
+      return rpcError(
+        403,
+        ErrorCode.InvalidRequest,
+        "Forbidden: the session belongs to another principal",
+      );
+    }
+    entry.http.lastActive = now();
+    return entry.http;
+  }
+
+  function get(request: Request, http: HttpSession): Response {
+    if (!accepts(request, "text/event-stream")) {
+      return rpcError(
+        406,
+        ErrorCode.InvalidRequest,
+        "Not acceptable: GET needs Accept: text/event-stream",
+      );
+    }
+    const lastEventId = request.headers.get("last-event-id");
+    if (lastEventId !== null) {
+      const writer = http.resume(lastEventId);
+      if (writer === undefined) {
+        return rpcError(404, ErrorCode.InvalidRequest, "Unknown Last-Event-ID");
+      }
+      return new Response(writer.body, { headers: SSE_HEADERS });
+    }
+    const writer = http.openStandalone();
+    if (writer === undefined) {
+      return rpcError(
+        409,
+        ErrorCode.InvalidRequest,
+        "Conflict: this session already has a GET stream",
+      );
+    }
+    return new Response(writer.body, { headers: SSE_HEADERS });
+  }
+
+  async function post(
+    request: Request,
+    principal: string | undefined,
+    version: string | null,
+  ): Promise<Response> {
+    const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+    if (type !== "application/json") {
+      return rpcError(
+        415,
+        ErrorCode.InvalidRequest,
+        "Unsupported media type: send application/json",
+      );
+    }
+    const jsonOk = accepts(request, "application/json");
+    const sseOk = accepts(request, "text/event-stream");
+    if (!jsonOk && !sseOk) {
+      return rpcError(
+        406,
+        ErrorCode.InvalidRequest,
+        "Not acceptable: accept application/json and text/event-stream",
+      );
+    }
+    const text = await readBody(request, maxBodyBytes);
+    if (text === "too-large") {
+      return rpcError(
+        413,
+        ErrorCode.InvalidRequest,
+        `Payload too large: the limit is ${maxBodyBytes} bytes`,
+      );
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+    }
+    const messages = Array.isArray(value) ? value : [value];
+    const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";
+    let http: HttpSession;
+    // A stateless session lives for this request (or its stream) only.
+    let release: (() => void) | undefined;
+    if (stateless) {
+      ({ http, release } = open(principal, false));
+      if (!isInitialize) http.session.protocolVersion = version ?? "2025-03-26";
+    } else if (isInitialize) {
+      if (!makeRoom()) {
+        return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
+      }
+      http = open(principal, true).http;
+    } else {
+      const found = sessionOf(request, principal);
+      if (found instanceof Response) return found;
+      http = found;
+    }
+    const headers = new Headers();
+    if (http.id !== undefined) headers.set("mcp-session-id", http.id);
+    try {
+      const ids = requestIdsOf(messages);
+      if (ids.length === 0) {
+        await host.dispatcher.handle(value, http.session);
+        return new Response(null, { status: 202, headers });
+      }
+      const route = sseOk ? http.openRoute(ids) : undefined;
+      const replying = host.dispatcher.handle(value, http.session);
+      const first = route === undefined
+        ? await replying.then((reply) => ({ reply }))
+        : await Promise.race([
+          replying.then((reply) => ({ reply })),
+          route.streamRequested.then(() => undefined),
+        ]);
+      if (route !== undefined && first === undefined) {
+        // Something was sent for the request before its reply: stream.
+        const writer = route.startStream();
+        const done = release;
+        release = undefined;
+        replying.then((reply) =>
+          route.finish(reply === undefined ? undefined : JSON.stringify(reply))
+        )
+          .finally(() => done?.());
+        for (const [key, value] of Object.entries(SSE_HEADERS)) headers.set(key, value);
+        return new Response(writer.body, { status: 200, headers });
+      }
+      route?.finish(undefined);
+      const reply = first?.reply;
+      if (isInitialize && http.id !== undefined && (reply === undefined || "error" in reply)) {
+        end(http.id, "The initialize request failed");
+        headers.delete("mcp-session-id");
+      }
+      if (reply === undefined) return new Response(null, { status: 202, headers });
+      headers.set("content-type", "application/json");
+      return new Response(JSON.stringify(reply), { status: 200, headers });
+    } finally {
+      release?.();
+    }
+  }
+
+  return {
+    async fetch(request) {
+      const cors = corsHeaders(request.headers.get("origin"), options.cors);
+      let response: Response;
+      try {
+        response = await handle(request);
+      } catch (error) {
+        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        host.log(`warden: the HTTP endpoint failed: ${detail}`);
+        response = rpcError(500, ErrorCode.InternalError, "Internal error");
+      }
+      cors.forEach((value, key) => response.headers.set(key, value));
+      return response;
+    },
+    close(reason) {
+      for (const id of [...sessions.keys()]) end(id, String(reason));
+    },
+  };
+}

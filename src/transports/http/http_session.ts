@@ -1,0 +1,285 @@
+/**
+ * One MCP session over Streamable HTTP: where each outgoing message goes
+ * (the POST stream of the request it belongs to, or the session's standalone
+ * GET stream), and how streams are primed, stored and resumed.
+ *
+ * @module
+ */
+
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/messages.ts";
+import type { McpSession } from "../../server/session.ts";
+import type { EventStore } from "./event_store.ts";
+import { SseWriter } from "./sse.ts";
+
+/** Stream behaviour shared by every session of one endpoint. */
+export interface StreamSettings {
+  /** Where events wait for a reconnecting client. */
+  readonly store: EventStore;
+  /** The `retry:` a priming event suggests, in ms. */
+  readonly retryMs: number;
+  /** Keep-alive interval of standalone streams, in ms (0: none). */
+  readonly keepAliveMs: number;
+  /** Diagnostics. */
+  readonly log: (message: string) => void;
+}
+
+/** How many unrelated messages wait for a GET stream before the oldest are dropped. */
+const MAX_QUEUED = 1000;
+
+function serialize(message: unknown): string {
+  try {
+    return JSON.stringify(message);
+  } catch {
+    return JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "error", data: "warden: a message could not be encoded" },
+    });
+  }
+}
+
+/** Priming (an event id with empty data) is a 2025-11-25 feature; older clients may not expect it. */
+function primes(session: McpSession): boolean {
+  return (session.protocolVersion ?? "") >= "2025-11-25";
+}
+
+/**
+ * The response stream of one POST that carried requests. It starts undecided:
+ * if the reply comes first it is sent as plain JSON; the first message sent
+ * for the request before that (a log, progress, a sampling request) or a
+ * `closeStream()` turns it into an SSE stream.
+ */
+export class PostRoute {
+  readonly streamId: string;
+  readonly ids: readonly JsonRpcId[];
+  /** Resolves when the response must become a stream. */
+  readonly streamRequested: Promise<void>;
+  #requestStream!: () => void;
+  #state: "waiting" | "streaming" | "detached" | "done" = "waiting";
+  #writer: SseWriter | undefined;
+  readonly #early: string[] = [];
+  readonly #owner: HttpSession;
+
+  constructor(owner: HttpSession, streamId: string, ids: readonly JsonRpcId[]) {
+    this.#owner = owner;
+    this.streamId = streamId;
+    this.ids = ids;
+    this.streamRequested = new Promise((resolve) => (this.#requestStream = resolve));
+  }
+
+  /** Whether the request is still open (its reply not yet sent). */
+  get open(): boolean {
+    return this.#state !== "done";
+  }
+
+  /** A message that belongs to this request. */
+  push(data: string): void {
+    if (this.#state === "waiting") {
+      this.#early.push(data);
+      this.#requestStream();
+      return;
+    }
+    this.#emit(data);
+  }
+
+  /** Turns the response into an SSE stream: priming event, then what waited. */
+  startStream(): SseWriter {
+    const writer = this.#attachWriter();
+    if (this.#state === "waiting") this.#state = "streaming";
+    for (const data of this.#early.splice(0)) this.#emit(data);
+    if (this.#state === "detached") this.#closeWriter();
+    return writer;
+  }
+
+  /** The request's handler asked to end the stream now (the client will resume). */
+  closeEarly(): void {
+    if (this.#state === "done" || this.#state === "detached") return;
+    const wasWaiting = this.#state === "waiting";
+    this.#state = "detached";
+    if (wasWaiting) {
+      this.#requestStream();
+    } else {
+      this.#closeWriter();
+    }
+  }
+
+  /** Sends the final reply (or nothing, for a cancelled request) and ends the stream. */
+  finish(data: string | undefined): void {
+    if (data !== undefined) this.#emit(data);
+    this.#state = "done";
+    this.#closeWriter();
+    this.#owner.endRoute(this);
+  }
+
+  /** A client resumed this stream: replay happened; now deliver what follows here. */
+  resumeOn(writer: SseWriter): void {
+    if (this.#state === "done") {
+      writer.close();
+      return;
+    }
+    this.#writer?.close();
+    this.#writer = writer;
+    this.#state = "streaming";
+  }
+
+  #attachWriter(): SseWriter {
+    const writer = new SseWriter(() => {
+      if (this.#writer === writer) this.#writer = undefined;
+    });
+    this.#writer = writer;
+    if (primes(this.#owner.session)) {
+      writer.send({
+        id: this.#owner.settings.store.store(this.streamId, ""),
+        data: "",
+        retryMs: this.#owner.settings.retryMs,
+      });
+    }
+    return writer;
+  }
+
+  #emit(data: string): void {
+    const id = this.#owner.settings.store.store(this.streamId, data);
+    this.#writer?.send({ id, data });
+  }
+
+  #closeWriter(): void {
+    this.#writer?.close();
+    this.#writer = undefined;
+  }
+}
+
+/** An MCP session reached over HTTP. */
+export class HttpSession {
+  /** The `Mcp-Session-Id`, or undefined in stateless mode. */
+  readonly id: string | undefined;
+  /** The protocol session. */
+  readonly session: McpSession;
+  /** Stream settings of the endpoint. */
+  readonly settings: StreamSettings;
+  /** When the client was last heard from (ms). */
+  lastActive: number;
+  readonly #routes = new Map<JsonRpcId, PostRoute>();
+  readonly #standaloneId: string;
+  #standalone: SseWriter | undefined;
+  readonly #queued: string[] = [];
+  #nextStream = 0;
+  #closed = false;
+
+  constructor(id: string | undefined, session: McpSession, settings: StreamSettings, now: number) {
+    this.id = id;
+    this.session = session;
+    this.settings = settings;
+    this.lastActive = now;
+    this.#standaloneId = `${id ?? crypto.randomUUID()}.standalone`;
+    session.attach((message, related) => this.#route(message, related));
+    session.onCloseStream((requestId) => this.#routes.get(requestId)?.closeEarly());
+  }
+
+  /** Whether anything is open: requests in flight or streams. */
+  get busy(): boolean {
+    return this.session.inflight.size > 0 || this.#routes.size > 0 ||
+      (this.#standalone !== undefined && !this.#standalone.closed);
+  }
+
+  /** A route for the requests of one POST. */
+  openRoute(ids: readonly JsonRpcId[]): PostRoute {
+    const route = new PostRoute(
+      this,
+      `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`,
+      ids,
+    );
+    for (const id of ids) this.#routes.set(id, route);
+    return route;
+  }
+
+  /** Forgets a finished route. */
+  endRoute(route: PostRoute): void {
+    for (const id of route.ids) {
+      if (this.#routes.get(id) === route) this.#routes.delete(id);
+    }
+  }
+
+  /** Opens the standalone GET stream; undefined when one is already open. */
+  openStandalone(): SseWriter | undefined {
+    if (this.#standalone !== undefined && !this.#standalone.closed) return undefined;
+    const writer = new SseWriter(() => {
+      if (this.#standalone === writer) this.#standalone = undefined;
+    }, this.settings.keepAliveMs);
+    this.#standalone = writer;
+    if (primes(this.session)) {
+      writer.send({
+        id: this.settings.store.store(this.#standaloneId, ""),
+        data: "",
+        retryMs: this.settings.retryMs,
+      });
+    }
+    for (const data of this.#queued.splice(0)) this.#sendStandalone(data);
+    return writer;
+  }
+
+  /**
+   * A GET with `Last-Event-ID`: replays what the client missed on that
+   * stream and keeps delivering there. Undefined when the id is unknown or
+   * belongs to another session.
+   */
+  resume(lastEventId: string): SseWriter | undefined {
+    const replay = this.settings.store.replayAfter(lastEventId);
+    const prefix = `${this.id ?? "stateless"}.`;
+    if (replay === undefined || !replay.streamId.startsWith(prefix)) return undefined;
+    const isStandalone = replay.streamId === this.#standaloneId;
+    const writer = new SseWriter(() => {
+      if (isStandalone && this.#standalone === writer) this.#standalone = undefined;
+    }, isStandalone ? this.settings.keepAliveMs : 0);
+    for (const event of replay.events) {
+      if (event.data !== "") writer.send(event);
+    }
+    if (isStandalone) {
+      this.#standalone?.close();
+      this.#standalone = writer;
+      for (const data of this.#queued.splice(0)) this.#sendStandalone(data);
+      return writer;
+    }
+    const route = [...this.#routes.values()].find((r) => r.streamId === replay.streamId);
+    if (route === undefined) {
+      writer.close();
+    } else {
+      route.resumeOn(writer);
+    }
+    return writer;
+  }
+
+  /** Ends the session: aborts its requests, closes its streams, forgets its events. */
+  close(reason: unknown): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.session.inflight.abortAll(reason);
+    this.session.detach();
+    for (const route of new Set(this.#routes.values())) route.finish(undefined);
+    this.#standalone?.close();
+    this.settings.store.forget(this.#standaloneId);
+  }
+
+  #route(message: JsonRpcMessage, related: JsonRpcId | undefined): void {
+    const data = serialize(message);
+    const route = related === undefined ? undefined : this.#routes.get(related);
+    if (route !== undefined && route.open) {
+      route.push(data);
+      return;
+    }
+    if (this.#standalone !== undefined && !this.#standalone.closed) {
+      this.#sendStandalone(data);
+      return;
+    }
+    // No stream to carry it yet: it waits for the client's GET.
+    this.#queued.push(data);
+    if (this.#queued.length > MAX_QUEUED) {
+      this.#queued.shift();
+      this.settings.log("warden: dropped a queued message: the client has no open GET stream");
+    }
+  }
+
+  #sendStandalone(data: string): void {
+    const id = this.settings.store.store(this.#standaloneId, data);
+    this.#standalone?.send({ id, data });
+  }
+}
