@@ -23,6 +23,11 @@ export interface AuditLogOptions {
    */
   redactor?: Redactor;
   /**
+   * Where a sink's own failures are reported (once per distinct message).
+   * @default {console.error}
+   */
+  onError?: (message: string) => void;
+  /**
    * The wall clock for entry times, in ms since the epoch.
    * @default {Date.now}
    */
@@ -70,6 +75,13 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   const now = options.now ?? Date.now;
   const monotonic = options.monotonic ?? (() => performance.now());
   let state: AuditState = { seq: 0 };
+  const reported = new Set<string>();
+  const reportSinkFailure = (error: unknown): void => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (reported.has(message) || reported.size > 100) return;
+    reported.add(message);
+    (options.onError ?? ((m: string) => console.error(m)))(`warden: audit sink failed: ${message}`);
+  };
 
   const record = (call: GuardedCall, outcome: CallOutcome | undefined, started: number): void => {
     const { context } = call;
@@ -96,7 +108,12 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       request_id: context.requestId,
     }, now());
     state = step.state;
-    sink.write(step.entry);
+    try {
+      sink.write(step.entry);
+    } catch (error) {
+      // The call already ran: a broken sink must not turn its result into an error.
+      reportSinkFailure(error);
+    }
   };
 
   return {

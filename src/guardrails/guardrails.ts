@@ -24,7 +24,11 @@ export type AuditTarget = "stderr" | { file: string } | AuditSink | false;
  * redaction patterns given as strings).
  */
 export interface GuardrailsConfig {
-  /** The principal sessions run as, unless `--principal` or `connect()` names another. */
+  /**
+   * The principal sessions run as, unless `--principal` or `connect()` names
+   * another. Read by `serverSetup()`/`setupFromFlags()`; with
+   * `createGuardrails()` pass it to `createServer({ principal })` yourself.
+   */
   principal?: string;
   /** Allow and deny lists per kind, optionally per principal. Absent: everything allowed. */
   access?: AccessPolicyOptions;
@@ -111,14 +115,61 @@ export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
     });
   }
   if (redact !== undefined) {
-    config.redact = prefixed("redact", () => {
-      if (typeof redact === "boolean") return redact;
-      compileRedactor(redact as RedactorOptions);
-      return redact as RedactorOptions;
-    });
+    config.redact = prefixed(
+      "redact",
+      () => typeof redact === "boolean" ? redact : checkRedactOptions(redact),
+    );
   }
   if (audit !== undefined) config.audit = checkAudit(audit);
   return config;
+}
+
+const REDACT_KEYS: Readonly<
+  Record<string, "boolean|list" | "list" | "boolean" | "string" | "integer">
+> = {
+  presets: "boolean|list",
+  patterns: "list",
+  keys: "list",
+  defaultKeys: "boolean",
+  mask: "string",
+  maxDepth: "integer",
+};
+
+/** Checks the redact section's shape, so a typo can't silently drop a rule. */
+function checkRedactOptions(value: unknown): RedactorOptions {
+  if (!isRecord(value)) throw new TypeError("expected true, false or an object");
+  for (const [key, item] of Object.entries(value)) {
+    const kind = REDACT_KEYS[key];
+    if (!Object.hasOwn(REDACT_KEYS, key) || kind === undefined) {
+      throw new TypeError(
+        `unknown key ${JSON.stringify(key)}, expected one of ${
+          Object.keys(REDACT_KEYS).join(", ")
+        }`,
+      );
+    }
+    const isList = Array.isArray(item) &&
+      item.every((entry) => typeof entry === "string" || entry instanceof RegExp);
+    const ok = kind === "list"
+      ? isList
+      : kind === "boolean|list"
+      ? typeof item === "boolean" || isList
+      : kind === "boolean"
+      ? typeof item === "boolean"
+      : kind === "string"
+      ? typeof item === "string"
+      : Number.isInteger(item);
+    if (!ok) {
+      const expected = kind === "boolean|list"
+        ? "true, false or a list of strings"
+        : kind === "list"
+        ? "a list of strings"
+        : `a ${kind}`;
+      throw new TypeError(`${key} must be ${expected}`);
+    }
+  }
+  // The shape is checked above; compileRedactor checks the values (regexes, presets).
+  compileRedactor(value as RedactorOptions);
+  return value as RedactorOptions;
 }
 
 function prefixed<T>(section: string, check: () => T): T {

@@ -46,7 +46,20 @@ function redactJsonBlocks(redactor: Redactor, blocks: readonly unknown[]): reado
   blocks.forEach((block, index) => {
     let next = block;
     if (isRecord(block)) {
-      if (typeof block.text === "string") {
+      if (block.type === "resource_link") {
+        // A link's own words can carry secrets too; its uri is left as the tool gave it.
+        const masked = { ...block };
+        for (const key of ["title", "description", "name"] as const) {
+          const value = block[key];
+          if (typeof value === "string") masked[key] = redactText(redactor, value);
+        }
+        if (
+          masked.title !== block.title || masked.description !== block.description ||
+          masked.name !== block.name
+        ) {
+          next = masked;
+        }
+      } else if (typeof block.text === "string") {
         const text = redactJsonText(redactor, block.text);
         if (text !== block.text) next = { ...block, text };
       } else if (isRecord(block.resource) && typeof block.resource.text === "string") {
