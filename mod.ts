@@ -33,12 +33,14 @@ export {
   type ServerOptions,
 } from "./src/server/create_server.ts";
 export {
+  ClientRequestError,
   isLoggingLevel,
   LOGGING_LEVELS,
   type LoggingLevel,
   MissingCapabilityError,
 } from "./src/server/session.ts";
 export type {
+  ElicitContent,
   ElicitField,
   ElicitResult,
   ElicitSchema,
@@ -46,6 +48,7 @@ export type {
   SamplingMessage,
   SamplingRequest,
   SamplingResult,
+  UrlElicitation,
 } from "./src/server/client_requests.ts";
 export type { ResourceTemplateDefinition } from "./src/server/templates.ts";
 export {
@@ -71,6 +74,7 @@ export {
 export type {
   ClientDescription,
   ClientRequestOptions,
+  ElicitUrlOptions,
   RequestContext,
 } from "./src/server/context.ts";
 export type {

@@ -175,7 +175,12 @@ Deno.test("examples/orders.ts serves a client over real pipes with no permission
     await example.send({ jsonrpc: "2.0", method: "notifications/initialized" });
 
     const tools = listOf(resultOf(await example.call("tools/list")), "tools");
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "cancel_order", "get_order", "report"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      "add",
+      "cancel_order",
+      "get_order",
+      "report",
+    ]);
     const cancel = tools.find((tool) => tool.name === "cancel_order");
     assert.ok(isRecord(cancel?.annotations));
     assert.equal(cancel.annotations.destructiveHint, true);

@@ -103,6 +103,7 @@ export function testContext(principal?: string): RequestContext {
     progress: () => {},
     sample: refuse,
     elicit: refuse,
+    elicitUrl: refuse,
     roots: refuse,
     closeStream: () => {},
   };

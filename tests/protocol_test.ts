@@ -17,18 +17,18 @@ import {
 
 Deno.test("initialize echoes each supported revision and answers others with the newest", async () => {
   const { server } = fixtureServer();
-  for (const version of ["2025-06-18", "2025-03-26", "2024-11-05"]) {
+  for (const version of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
     const reply = await server.handle(initialize(1, version));
     assert.deepEqual(
       resultOf(reply).protocolVersion,
       version,
     );
   }
-  for (const version of ["2099-01-01", "1.0", ""]) {
+  for (const version of ["2099-01-01", "2025-09-99", "1.0", ""]) {
     const reply = await server.handle(initialize(1, version));
     assert.equal(
       resultOf(reply).protocolVersion,
-      "2025-06-18",
+      "2025-11-25",
     );
   }
 });
@@ -156,7 +156,7 @@ Deno.test("batches are answered under 2025-03-26 only, notifications omitted", a
   const empty = await server.handle([]);
   assert.equal(errorOf(empty).code, ErrorCode.InvalidRequest);
 
-  for (const version of ["2025-06-18", "2024-11-05"]) {
+  for (const version of ["2025-11-25", "2025-06-18", "2024-11-05"]) {
     await server.handle(initialize(9, version));
     const refused = await server.handle([request(10, "ping")]);
     assert.deepEqual(refused, {

@@ -58,7 +58,12 @@ Deno.test("the official SDK client lists, calls, reads and gets from examples/or
 
     // Listing first also makes the SDK compile each tool's outputSchema to check results against.
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "cancel_order", "get_order", "report"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      "add",
+      "cancel_order",
+      "get_order",
+      "report",
+    ]);
     assert.equal(
       tools.find((tool) => tool.name === "cancel_order")?.annotations?.destructiveHint,
       true,

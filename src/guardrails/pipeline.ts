@@ -43,9 +43,13 @@ export type CallStatus =
   | "internal_error"
   | "cancelled";
 
-/** The end of a call: a result to send, or a protocol error. */
+/**
+ * The end of a call: a result to send, or a protocol error. Bad tool
+ * arguments are "invalid" either way: a -32602 error, or (revision
+ * 2025-11-25, SEP-1303) an `isError` result the model can read.
+ */
 export type CallOutcome =
-  | { readonly status: "ok" | "tool_error"; readonly result: Record<string, unknown> }
+  | { readonly status: "ok" | "tool_error" | "invalid"; readonly result: Record<string, unknown> }
   | { readonly status: Exclude<CallStatus, "ok" | "tool_error">; readonly error: RpcError };
 
 /** The rest of the pipeline, as seen from one guardrail. */

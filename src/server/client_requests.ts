@@ -6,10 +6,11 @@
  * @module
  */
 
-import { compileSchema } from "../schema/compile.ts";
-import type { Infer } from "../schema/types.ts";
+import { compileSchema, type Validator } from "../schema/compile.ts";
+import type { Infer, JsonSchemaObject } from "../schema/types.ts";
 import type { ContentBlock } from "./content.ts";
-import { McpSession, MissingCapabilityError, type OutboundRequestOptions } from "./session.ts";
+import { revisionAtLeast, UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
+import { type McpSession, MissingCapabilityError, type OutboundRequestOptions } from "./session.ts";
 
 /** One message of a sampling conversation. */
 export interface SamplingMessage {
@@ -51,7 +52,13 @@ export interface SamplingResult {
   stopReason?: string;
 }
 
-/** A primitive field of an elicitation form. */
+/**
+ * A field of an elicitation form: a string, number, integer or boolean, a
+ * single-select enum (untitled `enum`, titled `oneOf`, or the legacy `enum`
+ * with `enumNames`), or a multi-select enum (an array of strings from
+ * `items.enum` or `items.anyOf`). Every kind takes a `default` (revision
+ * 2025-11-25) that must itself fit the field.
+ */
 export type ElicitField =
   | {
     type: "string";
@@ -64,11 +71,35 @@ export type ElicitField =
   }
   | {
     type: "string";
+    /** The values to choose from. */
     enum: readonly string[];
+    /** Legacy labels, one per `enum` value; prefer `oneOf` with titles. */
     enumNames?: readonly string[];
     title?: string;
     description?: string;
     default?: string;
+  }
+  | {
+    type: "string";
+    /** The values to choose from (`const`), each with the label shown for it (`title`). */
+    oneOf: readonly { const: string; title: string }[];
+    title?: string;
+    description?: string;
+    default?: string;
+  }
+  | {
+    type: "array";
+    /** The values to choose from: plain (`enum`) or labelled (`anyOf`). */
+    items:
+      | { type: "string"; enum: readonly string[] }
+      | { anyOf: readonly { const: string; title: string }[] };
+    /** The fewest values to pick. */
+    minItems?: number;
+    /** The most values to pick. */
+    maxItems?: number;
+    title?: string;
+    description?: string;
+    default?: readonly string[];
   }
   | {
     type: "number" | "integer";
@@ -80,8 +111,10 @@ export type ElicitField =
   }
   | { type: "boolean"; title?: string; description?: string; default?: boolean };
 
-/** The form an elicitation asks the user to fill: a flat object of primitive fields. */
+/** The form an elicitation asks the user to fill: a flat object of the fields above. */
 export type ElicitSchema = {
+  /** The dialect; JSON Schema 2020-12 when absent. */
+  $schema?: string;
   /** Always "object". */
   type: "object";
   /** The fields. */
@@ -90,11 +123,91 @@ export type ElicitSchema = {
   required?: readonly string[];
 };
 
-/** The user's answer to an elicitation. */
+/**
+ * One field's answer type: a titled single-select is the union of its values.
+ *
+ * @internal
+ */
+type FieldValue<F> = F extends { readonly oneOf: readonly (infer O)[] }
+  ? O extends { readonly const: infer C } ? C : string
+  : Infer<F>;
+
+/**
+ * The names `S` requires.
+ *
+ * @internal
+ */
+type RequiredOf<S> = S extends { readonly required: readonly (infer K)[] } ? K : never;
+
+/**
+ * Flattens an intersection of object types into one, keeping `?` modifiers.
+ *
+ * @internal
+ */
+type Simplify<T> = { [K in keyof T]: T[K] };
+
+/**
+ * The answer to the form `S` (given as a literal): strings, numbers and
+ * booleans by field type; a single-select gives the union of its values, a
+ * multi-select an array of them. Fields in `required` are required.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ElicitContent } from "@warden/mcp";
+ * const form = {
+ *   type: "object",
+ *   properties: {
+ *     size: { type: "string", enum: ["S", "M", "L"] },
+ *     extras: { type: "array", items: { anyOf: [{ const: "gift", title: "Gift wrap" }] } },
+ *   },
+ *   required: ["size"],
+ * } as const;
+ * const answer: ElicitContent<typeof form> = { size: "M", extras: ["gift"] };
+ * ```
+ */
+export type ElicitContent<S extends ElicitSchema> = Simplify<
+  & {
+    -readonly [K in keyof S["properties"] as K extends RequiredOf<S> ? K : never]: FieldValue<
+      S["properties"][K]
+    >;
+  }
+  & {
+    -readonly [K in keyof S["properties"] as K extends RequiredOf<S> ? never : K]?: FieldValue<
+      S["properties"][K]
+    >;
+  }
+>;
+
+/** The user's answer to a form elicitation. */
 export type ElicitResult<S extends ElicitSchema> =
-  | { action: "accept"; content: Infer<S> }
+  | { action: "accept"; content: ElicitContent<S> }
   | { action: "decline" }
   | { action: "cancel" };
+
+/**
+ * The client's answer to a URL elicitation (revision 2025-11-25). "accept"
+ * means only that the user agreed to open the URL: the interaction itself
+ * happens out of band, and `complete()` tells the client when it is done.
+ *
+ * @example Usage
+ * ```ts
+ * import type { UrlElicitation } from "@warden/mcp";
+ * function finish(pending: UrlElicitation): void {
+ *   if (pending.action === "accept") pending.complete();
+ * }
+ * ```
+ */
+export interface UrlElicitation {
+  /** What the user did with the request to open the URL. */
+  readonly action: "accept" | "decline" | "cancel";
+  /** The id the request carried: put it in the URL to recognise the user's visit. */
+  readonly elicitationId: string;
+  /**
+   * Sends `notifications/elicitation/complete` for this id, so the client can
+   * go on (e.g. retry the call); only the first call sends.
+   */
+  complete(): void;
+}
 
 /** A root the client exposes. */
 export interface Root {
@@ -108,58 +221,146 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const FIELD_KEYS: ReadonlySet<string> = new Set([
-  "type",
-  "title",
-  "description",
-  "minLength",
-  "maxLength",
-  "format",
-  "enum",
-  "enumNames",
-  "minimum",
-  "maximum",
-  "default",
-]);
+function isStringList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
 
-/** Refuses a form the client could not render: nested objects, arrays, unknown keys. */
-export function checkElicitSchema(schema: unknown): void {
+/** A non-empty list of `{ const, title }` with string values and nothing else. */
+function isOptionList(value: unknown): value is readonly { const: string; title: string }[] {
+  return Array.isArray(value) && value.length > 0 &&
+    value.every((option) =>
+      isRecord(option) && typeof option.const === "string" &&
+      typeof option.title === "string" && Object.keys(option).length === 2
+    );
+}
+
+/** The kinds of form field, as {@linkcode ElicitField} lists them. */
+type FieldKind = "string" | "enum" | "titled" | "number" | "boolean" | "array";
+
+const ANNOTATIONS = ["type", "title", "description", "default"];
+/** The keywords each kind of field may use; anything else could not be rendered. */
+const FIELD_KEYS: Readonly<Record<FieldKind, ReadonlySet<string>>> = {
+  string: new Set([...ANNOTATIONS, "minLength", "maxLength", "format"]),
+  enum: new Set([...ANNOTATIONS, "enum", "enumNames"]),
+  titled: new Set([...ANNOTATIONS, "oneOf"]),
+  number: new Set([...ANNOTATIONS, "minimum", "maximum"]),
+  boolean: new Set(ANNOTATIONS),
+  array: new Set([...ANNOTATIONS, "items", "minItems", "maxItems"]),
+};
+const FORMATS: ReadonlySet<unknown> = new Set(["email", "uri", "date", "date-time"]);
+const FORM_KEYS: ReadonlySet<string> = new Set(["$schema", "type", "properties", "required"]);
+
+/** Which kind of field `field` is, after checking what only its kind needs. */
+function fieldKind(field: Record<string, unknown>, fail: (detail: string) => never): FieldKind {
+  const { type } = field;
+  if (type === "number" || type === "integer") return "number";
+  if (type === "boolean") return "boolean";
+  if (type === "array") {
+    const { items } = field;
+    const plain = isRecord(items) && items.type === "string" && Object.keys(items).length === 2 &&
+      isStringList(items.enum) && items.enum.length > 0;
+    const titled = isRecord(items) && Object.keys(items).length === 1 && isOptionList(items.anyOf);
+    if (!plain && !titled) {
+      fail('items must be { type: "string", enum: [...] } or { anyOf: [{ const, title }, ...] }');
+    }
+    return "array";
+  }
+  if (type !== "string") {
+    return fail(
+      `must be a string, number, integer, boolean or array field (got type ${
+        JSON.stringify(type)
+      })`,
+    );
+  }
+  if (field.oneOf !== undefined) {
+    if (field.enum !== undefined) fail("takes enum or oneOf, not both");
+    if (!isOptionList(field.oneOf)) fail("oneOf must be a non-empty list of { const, title }");
+    return "titled";
+  }
+  if (field.enum === undefined) {
+    if (field.enumNames !== undefined) fail("enumNames needs enum");
+    if (field.format !== undefined && !FORMATS.has(field.format)) {
+      fail("format must be email, uri, date or date-time");
+    }
+    return "string";
+  }
+  const { enum: values, enumNames } = field;
+  if (!isStringList(values) || values.length === 0) {
+    return fail("enum must be a non-empty list of strings");
+  }
+  if (enumNames !== undefined && (!isStringList(enumNames) || enumNames.length !== values.length)) {
+    fail("enumNames must be strings, one per enum value");
+  }
+  return "enum";
+}
+
+/** Checks one field's shape: after this, it is one of {@linkcode ElicitField}'s forms. */
+function checkField(field: unknown, fail: (detail: string) => never): asserts field is ElicitField {
+  if (!isRecord(field)) return fail("must be an object");
+  const allowed = FIELD_KEYS[fieldKind(field, fail)];
+  for (const key of Object.keys(field)) {
+    if (!allowed.has(key)) fail(`unsupported keyword '${key}'`);
+  }
+  for (const key of ["title", "description"]) {
+    if (field[key] !== undefined && typeof field[key] !== "string") {
+      fail(`${key} must be a string`);
+    }
+  }
+}
+
+/** The schema an answer to `field` is validated against: `enumNames` is no JSON Schema keyword. */
+function valueSchema(field: ElicitField): JsonSchemaObject {
+  if (!("enumNames" in field)) return field;
+  const { enumNames: _labels, ...rest } = field;
+  return rest;
+}
+
+/**
+ * Refuses a form the client could not render (nested objects, arrays of
+ * anything but enum strings, unknown keywords, a `default` that does not fit
+ * its field), and returns the validator for the user's answer.
+ *
+ * @throws {TypeError} naming the field and what is wrong with it
+ */
+export function checkElicitSchema(schema: unknown): Validator {
   const fail = (detail: string): never => {
     throw new TypeError(`Invalid elicitation schema: ${detail}`);
   };
-  if (!isRecord(schema) || schema.type !== "object") fail('expected { type: "object" }');
-  const { properties, required } = schema as Record<string, unknown>;
+  if (!isRecord(schema) || schema.type !== "object") return fail('expected { type: "object" }');
+  for (const key of Object.keys(schema)) {
+    if (!FORM_KEYS.has(key)) fail(`unsupported keyword '${key}'`);
+  }
+  const { $schema, properties, required } = schema;
+  if ($schema !== undefined && typeof $schema !== "string") fail("$schema must be a string");
   if (!isRecord(properties)) return fail("properties must be an object");
+  const values: Record<string, JsonSchemaObject> = {};
   for (const [name, field] of Object.entries(properties)) {
-    if (!isRecord(field)) return fail(`field '${name}' must be an object`);
-    const type = field.type;
-    if (type !== "string" && type !== "number" && type !== "integer" && type !== "boolean") {
-      fail(
-        `field '${name}' must be a string, number, integer or boolean (got ${
-          JSON.stringify(type)
-        })`,
-      );
+    const label = `Invalid elicitation schema: field '${name}'`;
+    checkField(field, (detail) => {
+      throw new TypeError(`${label}: ${detail}`);
+    });
+    const value = valueSchema(field);
+    const { default: preset, ...withoutDefault } = value;
+    // Compiling also checks the bounds' values (a negative minLength and the like).
+    const validate = compileSchema(withoutDefault, { label });
+    const problems = preset === undefined ? [] : validate(preset);
+    if (problems.length > 0) {
+      const detail = problems.map((p) => `${p.path} ${p.message}`).join("; ");
+      throw new TypeError(`${label}: default does not fit the field: ${detail}`);
     }
-    for (const key of Object.keys(field)) {
-      if (!FIELD_KEYS.has(key)) fail(`field '${name}' has unsupported keyword '${key}'`);
-    }
-    if (field.enum !== undefined) {
-      if (
-        type !== "string" || !Array.isArray(field.enum) ||
-        !field.enum.every((v) => typeof v === "string")
-      ) {
-        fail(`field '${name}': enum must be a list of strings on a string field`);
-      }
-    }
+    values[name] = value;
   }
   if (required !== undefined) {
     if (
-      !Array.isArray(required) ||
-      !required.every((r) => typeof r === "string" && Object.hasOwn(properties, r))
+      !isStringList(required) || !required.every((r) => Object.hasOwn(properties, r))
     ) {
       fail("required must list declared fields");
     }
   }
+  const form: JsonSchemaObject = { type: "object", properties: values };
+  return compileSchema(isStringList(required) ? { ...form, required } : form, {
+    label: "Invalid elicitation schema",
+  });
 }
 
 const CONTENT_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio"]);
@@ -196,32 +397,102 @@ export async function sample(
   return answer;
 }
 
-/** Sends `elicitation/create` and validates the user's answer against the form. */
+/** The elicitation modes the client declared, read as its negotiated revision defines them. */
+function elicitationModes(session: McpSession): { form: boolean; url: boolean } {
+  const declared = session.clientCapabilities.elicitation;
+  if (!isRecord(declared)) return { form: false, url: false };
+  const version = session.protocolVersion ?? UNNEGOTIATED_PROTOCOL_VERSION;
+  // Before 2025-11-25 there are no modes: the capability means forms.
+  if (!revisionAtLeast(version, "2025-11-25")) return { form: true, url: false };
+  const named = declared.form !== undefined || declared.url !== undefined;
+  // An empty object keeps its old meaning, forms only.
+  return { form: named ? isRecord(declared.form) : true, url: isRecord(declared.url) };
+}
+
+/**
+ * Sends `elicitation/create` for a form (with `mode: "form"` under revision
+ * 2025-11-25, where it is optional but clearer) and validates an accepted
+ * answer against the form.
+ */
 export async function elicit<S extends ElicitSchema>(
   session: McpSession,
   message: string,
   requestedSchema: S,
   options: OutboundRequestOptions,
 ): Promise<ElicitResult<S>> {
-  checkElicitSchema(requestedSchema);
+  const validate = checkElicitSchema(requestedSchema);
   if (!session.hasCapability("elicitation")) throw new MissingCapabilityError("elicitation");
-  const result = await session.request(
-    "elicitation/create",
-    { message, requestedSchema },
-    options,
-  );
+  if (!elicitationModes(session).form) throw new MissingCapabilityError("elicitation.form");
+  const version = session.protocolVersion ?? UNNEGOTIATED_PROTOCOL_VERSION;
+  const params: Record<string, unknown> = revisionAtLeast(version, "2025-11-25")
+    ? { mode: "form", message, requestedSchema }
+    : { message, requestedSchema };
+  const result = await session.request("elicitation/create", params, options);
   const action = result.action;
   if (action === "decline" || action === "cancel") return { action };
   if (action !== "accept") {
     throw new Error("The client answered elicitation/create with an unknown action");
   }
   const content = result.content ?? {};
-  const violations = compileSchema(requestedSchema)(content);
+  const violations = validate(content);
   if (violations.length > 0) {
     const detail = violations.map((v) => `${v.path} ${v.message}`).join("; ");
     throw new Error(`The client's elicitation answer does not match the form: ${detail}`);
   }
-  return { action, content: content as Infer<S> };
+  // Validation against the form is what makes the inferred type true.
+  return { action, content: content as ElicitContent<S> };
+}
+
+/** What {@linkcode elicitUrl} sends besides the message. */
+export interface UrlElicitationRequest {
+  /** The URL, or a function building it from the elicitation id. */
+  readonly url: string | ((elicitationId: string) => string);
+  /** The id to use instead of a fresh random one. */
+  readonly elicitationId?: string;
+}
+
+/**
+ * Sends a URL-mode `elicitation/create` (revision 2025-11-25): the user is
+ * asked to open `url` and do something there, out of band. The id is a
+ * fresh random UUID unless one is given.
+ */
+export async function elicitUrl(
+  session: McpSession,
+  message: string,
+  request: UrlElicitationRequest,
+  options: OutboundRequestOptions,
+): Promise<UrlElicitation> {
+  if (!elicitationModes(session).url) throw new MissingCapabilityError("elicitation.url");
+  const elicitationId = request.elicitationId ?? crypto.randomUUID();
+  if (typeof elicitationId !== "string" || elicitationId.length === 0) {
+    throw new TypeError("Invalid URL elicitation: elicitationId must be a non-empty string");
+  }
+  const url = typeof request.url === "function" ? request.url(elicitationId) : request.url;
+  if (typeof url !== "string" || !URL.canParse(url)) {
+    throw new TypeError(
+      `Invalid URL elicitation: url must be an absolute URL (got ${String(url)})`,
+    );
+  }
+  const result = await session.request(
+    "elicitation/create",
+    { mode: "url", message, url, elicitationId },
+    options,
+  );
+  const action = result.action;
+  if (action !== "accept" && action !== "decline" && action !== "cancel") {
+    throw new Error("The client answered elicitation/create with an unknown action");
+  }
+  let completed = false;
+  return {
+    action,
+    elicitationId,
+    complete() {
+      if (completed) return;
+      completed = true;
+      // Not tied to the call that asked: the flow usually ends after it has returned.
+      session.notify("notifications/elicitation/complete", { elicitationId });
+    },
+  };
 }
 
 /** Sends `roots/list` and checks the answer. */

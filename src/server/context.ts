@@ -11,6 +11,7 @@ import type {
   Root,
   SamplingRequest,
   SamplingResult,
+  UrlElicitation,
 } from "./client_requests.ts";
 import type { Implementation } from "./lifecycle.ts";
 import type { LoggingLevel } from "./session.ts";
@@ -21,7 +22,10 @@ export interface ClientDescription {
   readonly info: Implementation | undefined;
   /** The client's declared capabilities. */
   readonly capabilities: Readonly<Record<string, unknown>>;
-  /** The negotiated protocol revision. */
+  /**
+   * The negotiated protocol revision. Before a client has negotiated one it
+   * is "2025-06-18", and the session behaves as that revision until then.
+   */
   readonly protocolVersion: string;
 }
 
@@ -36,6 +40,24 @@ export interface ClientRequestOptions {
    * Aborts the request; the handler's own signal always does too.
    */
   signal?: AbortSignal;
+}
+
+/**
+ * Options of a URL elicitation (`ctx.elicitUrl()`).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ElicitUrlOptions } from "@warden/mcp";
+ * const options: ElicitUrlOptions = { elicitationId: "payment-7f3a", timeoutMs: 120_000 };
+ * ```
+ */
+export interface ElicitUrlOptions extends ClientRequestOptions {
+  /**
+   * The id to send, when the server made one already (e.g. stored with the
+   * pending flow).
+   * @default {crypto.randomUUID()}
+   */
+  elicitationId?: string;
 }
 
 /**
@@ -99,6 +121,23 @@ export interface RequestContext {
     requestedSchema: S,
     options?: ClientRequestOptions,
   ): Promise<ElicitResult<S>>;
+  /**
+   * Asks the user to open `url` for an interaction that must not pass
+   * through the client, such as entering a credential or a payment
+   * (URL-mode `elicitation/create`, revision 2025-11-25). `url` may be a
+   * function of the elicitation id, to carry it. "accept" means only that
+   * the user agreed to go; call `complete()` on the answer when the flow has
+   * finished, to send `notifications/elicitation/complete`.
+   *
+   * @throws {MissingCapabilityError} when the client did not declare
+   * `elicitation.url` under revision 2025-11-25 or later; nothing is sent
+   * @throws {TypeError} when `url` is not an absolute URL
+   */
+  elicitUrl(
+    message: string,
+    url: string | ((elicitationId: string) => string),
+    options?: ElicitUrlOptions,
+  ): Promise<UrlElicitation>;
   /**
    * Ends this request's response stream now, when the transport streams
    * (Streamable HTTP with SSE): the client reconnects with `Last-Event-ID`

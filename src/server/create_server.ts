@@ -19,7 +19,7 @@ import { createHttpHandler, type HttpOptions } from "../transports/http/handler.
 import type { ObjectSchema } from "../schema/types.ts";
 import type { Root } from "./client_requests.ts";
 import type { ClientDescription, ClientRequestOptions } from "./context.ts";
-import { type Icon, type Implementation, LATEST_PROTOCOL_VERSION } from "./lifecycle.ts";
+import { type Icon, type Implementation, UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
 import { buildMethods, isVisible, malformed, notFound, type ServerState } from "./methods.ts";
 import {
   getPrompt,
@@ -236,9 +236,7 @@ export function createServer(options: ServerOptions): Server {
 
   const listChanged = (list: "tools" | "resources" | "prompts"): void => {
     for (const { session } of live) {
-      if (session.protocolVersion !== undefined) {
-        session.notify(`notifications/${list}/list_changed`);
-      }
+      if (session.initialized) session.notify(`notifications/${list}/list_changed`);
     }
   };
   const add = <T>(table: Map<string, T>, kind: string, key: string, entry: T): void => {
@@ -299,7 +297,7 @@ export function createServer(options: ServerOptions): Server {
     client: {
       info: session.clientInfo,
       capabilities: session.clientCapabilities,
-      protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      protocolVersion: session.protocolVersion ?? UNNEGOTIATED_PROTOCOL_VERSION,
     },
     principal: session.principal,
     roots: (rootOptions = {}) => {

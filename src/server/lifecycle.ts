@@ -11,17 +11,34 @@
  * @example Offering the newest
  * ```ts
  * import { SUPPORTED_PROTOCOL_VERSIONS } from "@warden/mcp";
- * const newest = SUPPORTED_PROTOCOL_VERSIONS[0]; // "2025-06-18"
+ * const newest = SUPPORTED_PROTOCOL_VERSIONS[0]; // "2025-11-25"
  * ```
  */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  "2025-11-25",
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",
 ]);
 
-/** The newest revision: the answer to a client that offers one we don't speak. */
-export const LATEST_PROTOCOL_VERSION = "2025-06-18";
+/**
+ * The newest revision: the answer to a client that offers one we don't speak.
+ *
+ * @example Usage
+ * ```ts
+ * import { LATEST_PROTOCOL_VERSION } from "@warden/mcp";
+ * console.assert(LATEST_PROTOCOL_VERSION === "2025-11-25");
+ * ```
+ */
+export const LATEST_PROTOCOL_VERSION = "2025-11-25";
+
+/**
+ * The revision a session behaves as before it has negotiated one (a client
+ * that skipped `initialize`, or the server's embedded `handle()` session).
+ * Features a revision adds stay off until a client asks for that revision,
+ * so a message sent without a handshake keeps its long-standing answer.
+ */
+export const UNNEGOTIATED_PROTOCOL_VERSION = "2025-06-18";
 
 /** An icon for a server, tool, resource, template or prompt (revision 2025-11-25). */
 export interface Icon {
@@ -30,7 +47,7 @@ export interface Icon {
   /** Its MIME type, e.g. `image/png`. */
   mimeType?: string;
   /** Sizes such as `48x48` or `any`. */
-  sizes?: string[];
+  sizes?: readonly string[];
   /** The theme the icon is drawn for. */
   theme?: "light" | "dark";
 }
@@ -51,7 +68,50 @@ export interface Implementation {
   websiteUrl?: string;
 }
 
-/** The client's offer echoed when we speak it, else our newest; the client decides. */
+/**
+ * The client's offer echoed when we speak it, else our newest; the client
+ * decides whether to go on with that.
+ */
 export function negotiateVersion(offered: string): string {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Whether `version` is `minimum` or newer. Revisions are ISO dates, so they
+ * order as strings; gating on "this or newer" keeps a feature on when a
+ * later revision is added.
+ */
+export function revisionAtLeast(version: string, minimum: string): boolean {
+  return version >= minimum;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks an item's `icons` at registration; throws `TypeError` opening with
+ * `label` when it is not a list of icons with a string `src`.
+ */
+export function checkIcons(icons: unknown, label: string): void {
+  if (icons === undefined) return;
+  if (!Array.isArray(icons)) throw new TypeError(`${label}: icons must be a list`);
+  icons.forEach((icon: unknown, index) => {
+    if (!isRecord(icon)) throw new TypeError(`${label}: icon ${index} must be an object`);
+    const { src, mimeType, sizes, theme } = icon;
+    if (typeof src !== "string" || src.length === 0) {
+      throw new TypeError(`${label}: icon ${index} needs a src URI`);
+    }
+    if (mimeType !== undefined && typeof mimeType !== "string") {
+      throw new TypeError(`${label}: icon ${index} has a mimeType that is not a string`);
+    }
+    if (
+      sizes !== undefined && (!Array.isArray(sizes) || !sizes.every((s) => typeof s === "string"))
+    ) {
+      throw new TypeError(`${label}: icon ${index} has sizes that are not a list of strings`);
+    }
+    if (theme !== undefined && theme !== "light" && theme !== "dark") {
+      throw new TypeError(`${label}: icon ${index} has a theme other than "light" or "dark"`);
+    }
+  });
 }

@@ -25,6 +25,12 @@ import { isLoggingLevel, type McpSession } from "./session.ts";
 import type { RegisteredTemplate } from "./templates.ts";
 import type { RegisteredTool } from "./tools.ts";
 
+/**
+ * Calls whose params were malformed, keyed by their context (which guardrails
+ * pass along unchanged even when they copy the call): the core refuses them.
+ */
+export const malformed: WeakMap<object, RpcError> = new WeakMap();
+
 /** Everything the method table reads. */
 export interface ServerState {
   /** `serverInfo` as sent at initialize. */
@@ -145,13 +151,6 @@ export function buildMethods(state: ServerState): {
     throw outcome.error;
   };
 
-  const argumentsParam = (params: JsonRpcParams): Readonly<Record<string, unknown>> => {
-    const value = params.arguments;
-    if (value === undefined) return {};
-    if (!isRecord(value)) throw invalid("arguments must be an object");
-    return value;
-  };
-
   const listOf = <T extends { listing: Readonly<Record<string, unknown>> }>(
     list: string,
     kind: CallKind,
@@ -206,16 +205,28 @@ export function buildMethods(state: ServerState): {
     (params, { session }) => listOf("prompts", "prompt", state.prompts, params, session),
   );
 
+  // Malformed params still go through the pipeline (as a call the core refuses),
+  // so the audit log sees every guarded request.
   const call =
     (kind: CallKind, method: string, nameKey: string): MethodHandler<McpSession> =>
-    (params, { id, session, request }) =>
-      runCall({
+    (params, { id, session, request }) => {
+      const name = params[nameKey];
+      const args = kind === "resource" ? {} : params.arguments ?? {};
+      const problem = typeof name !== "string"
+        ? invalid(`${nameKey} must be a string`)
+        : !isRecord(args)
+        ? invalid("arguments must be an object")
+        : undefined;
+      const guarded: GuardedCall = {
         kind,
         method,
-        name: stringParam(params, nameKey),
-        arguments: kind === "resource" ? {} : argumentsParam(params),
+        name: typeof name === "string" ? name : "",
+        arguments: isRecord(args) ? args : {},
         context: createRequestContext(id, params, session, request, state.services),
-      });
+      };
+      if (problem !== undefined) malformed.set(guarded.context, problem);
+      return runCall(guarded);
+    };
   methods.set("tools/call", call("tool", "tools/call", "name"));
   methods.set("resources/read", call("resource", "resources/read", "uri"));
   methods.set("prompts/get", call("prompt", "prompts/get", "name"));
@@ -272,6 +283,9 @@ export function buildMethods(state: ServerState): {
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
     const reason = typeof params.reason === "string" ? params.reason : "Cancelled by the client";
     session.inflight.cancel(requestId, new Error(reason));
+  });
+  notifications.set("notifications/initialized", (_params, session) => {
+    session.initialized = true;
   });
   notifications.set("notifications/roots/list_changed", (_params, session) => {
     state.rootsChanged(session);

@@ -10,6 +10,7 @@ import { contentBlockProblem, type PromptMessage, text } from "./content.ts";
 import { invalidParams, thrownOutcome } from "./outcome.ts";
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { Completer } from "./completion.ts";
+import { checkIcons, type Icon } from "./lifecycle.ts";
 
 /** One argument a prompt takes; values always arrive as strings. */
 export interface PromptArgument {
@@ -55,6 +56,8 @@ export interface PromptDefinition<A extends readonly PromptArgument[] = readonly
   name: string;
   /** Human-readable name. */
   title?: string;
+  /** Icons a client may show for it (revision 2025-11-25), published in prompts/list. */
+  icons?: readonly Icon[];
   /** What the prompt is for. */
   description?: string;
   /** The arguments it takes. */
@@ -115,12 +118,14 @@ export function registerPrompt(prompt: PromptDefinition): RegisteredPrompt {
     }
     seen.add(arg.name);
   }
+  checkIcons(prompt.icons, label);
   const listing: Record<string, unknown> = { name: prompt.name };
   if (prompt.title !== undefined) listing.title = prompt.title;
   if (prompt.description !== undefined) listing.description = prompt.description;
   if (prompt.arguments !== undefined) {
     listing.arguments = prompt.arguments.map(({ complete: _complete, ...published }) => published);
   }
+  if (prompt.icons !== undefined) listing.icons = prompt.icons;
   if (prompt._meta !== undefined) listing._meta = prompt._meta;
   return { definition: prompt, listing: Object.freeze(listing) };
 }

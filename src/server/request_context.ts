@@ -8,9 +8,9 @@
 
 import type { InflightRequest } from "../dispatcher/inflight.ts";
 import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/messages.ts";
-import { elicit, listRoots, sample } from "./client_requests.ts";
+import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
 import type { ClientRequestOptions, RequestContext } from "./context.ts";
-import { LATEST_PROTOCOL_VERSION } from "./lifecycle.ts";
+import { UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
 import {
   LOGGING_LEVELS,
   type LoggingLevel,
@@ -60,7 +60,7 @@ export function createRequestContext(
     client: {
       info: session.clientInfo,
       capabilities: session.clientCapabilities,
-      protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      protocolVersion: session.protocolVersion ?? UNNEGOTIATED_PROTOCOL_VERSION,
     },
     principal: session.principal,
     _meta: meta,
@@ -88,17 +88,18 @@ export function createRequestContext(
       session.notify("notifications/progress", notification, id);
     },
     sample(samplingRequest, options) {
-      const masked = {
-        ...samplingRequest,
-        messages: samplingRequest.messages.map((m) => ({
-          ...m,
-          content: services.outgoing(m.content),
-        })),
-      };
+      // Everything the client's model reads passes the redactor.
+      const masked = services.outgoing(samplingRequest);
       return sample(session, masked, outbound(options));
     },
     elicit(message, requestedSchema, options) {
       return elicit(session, services.outgoing(message), requestedSchema, outbound(options));
+    },
+    elicitUrl(message, url, options = {}) {
+      const { elicitationId, ...rest } = options;
+      // The URL is left as it is: masking any part of it would break the link.
+      const request = elicitationId === undefined ? { url } : { url, elicitationId };
+      return elicitUrl(session, services.outgoing(message), request, outbound(rest));
     },
     roots(options) {
       return listRoots(session, outbound(options));

@@ -7,6 +7,7 @@
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
+import { checkIcons, type Icon } from "./lifecycle.ts";
 import { thrownOutcome } from "./outcome.ts";
 
 /** The context of a read: the request's, plus the URI read. */
@@ -38,6 +39,8 @@ export interface ResourceDefinition {
   name: string;
   /** Human-readable name. */
   title?: string;
+  /** Icons a client may show for it (revision 2025-11-25), published in resources/list. */
+  icons?: readonly Icon[];
   /** What it holds. */
   description?: string;
   /** MIME type; defaults by what `read` returns. */
@@ -62,6 +65,17 @@ export interface RegisteredResource {
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
+/** The optional fields resources/list carries, in the order they are listed. */
+const PUBLISHED = [
+  "title",
+  "description",
+  "mimeType",
+  "size",
+  "annotations",
+  "icons",
+  "_meta",
+] as const;
+
 /** Checks a definition; throws `TypeError` naming the resource. */
 export function registerResource(resource: ResourceDefinition): RegisteredResource {
   if (typeof resource !== "object" || resource === null) {
@@ -77,8 +91,9 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
   if (typeof resource.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkIcons(resource.icons, label);
   const listing: Record<string, unknown> = { uri: resource.uri, name: resource.name };
-  for (const key of ["title", "description", "mimeType", "size", "annotations", "_meta"] as const) {
+  for (const key of PUBLISHED) {
     if (resource[key] !== undefined) listing[key] = resource[key];
   }
   return { definition: resource, listing: Object.freeze(listing) };

@@ -8,7 +8,6 @@
 
 import { InflightTable } from "../dispatcher/inflight.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
-import { RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { Implementation } from "./lifecycle.ts";
 
@@ -75,6 +74,44 @@ export class MissingCapabilityError extends Error {
 /** Writes one message to the client; `related` is the client request it belongs to. */
 export type SendFunction = (message: JsonRpcMessage, related?: JsonRpcId) => void;
 
+/**
+ * The client answered a server → client request with an error. It is not an
+ * `RpcError` on purpose: thrown on from a tool it becomes an `isError`
+ * result, so the client's own code (say -32601) never poses as the answer
+ * to the tools/call itself.
+ *
+ * @example Telling a refusal from other failures
+ * ```ts
+ * import { ClientRequestError } from "@warden/mcp";
+ * const error = new ClientRequestError("sampling/createMessage", -32601, "Method not found");
+ * console.assert(error.code === -32601);
+ * ```
+ */
+export class ClientRequestError extends Error {
+  /** The JSON-RPC code the client answered with. */
+  readonly code: number;
+  /** The error's `data`, if any. */
+  readonly data: unknown;
+  /** The method the server had asked for. */
+  readonly method: string;
+
+  /**
+   * Creates the error for one refused request.
+   *
+   * @param method The request the client refused.
+   * @param code The client's error code.
+   * @param message The client's error message.
+   * @param data The client's error data.
+   */
+  constructor(method: string, code: number, message: string, data?: unknown) {
+    super(`The client refused ${method}: ${message}`);
+    this.name = "ClientRequestError";
+    this.method = method;
+    this.code = code;
+    this.data = data;
+  }
+}
+
 interface Pending {
   readonly method: string;
   readonly resolve: (result: Record<string, unknown>) => void;
@@ -94,6 +131,8 @@ export class McpSession implements DispatchSession {
   clientInfo: Implementation | undefined;
   /** The client's declared capabilities. */
   clientCapabilities: Readonly<Record<string, unknown>> = {};
+  /** Whether the client sent `notifications/initialized`; unsolicited notifications wait for it. */
+  initialized = false;
   /** The minimum level of `notifications/message` the client wants. */
   logLevel: LoggingLevel = "info";
   /** Resource URIs the client subscribed to. */
@@ -173,7 +212,7 @@ export class McpSession implements DispatchSession {
 
   /**
    * Sends a request to the client and resolves to its result. Rejects with
-   * `RpcError` when the client answers with an error, and with an `Error` on
+   * `ClientRequestError` when the client answers with an error, and with an `Error` on
    * timeout, abort or disconnect; in the first two cases the client is told
    * with `notifications/cancelled`.
    */
@@ -232,7 +271,7 @@ export class McpSession implements DispatchSession {
       pending.resolve(response.result);
     } else {
       const { code, message, data } = response.error;
-      pending.reject(new RpcError(code, `The client refused ${pending.method}: ${message}`, data));
+      pending.reject(new ClientRequestError(pending.method, code, message, data));
     }
   }
 }

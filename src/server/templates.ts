@@ -8,6 +8,7 @@
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { ContentAnnotations } from "./content.ts";
 import type { Completer } from "./completion.ts";
+import { checkIcons, type Icon } from "./lifecycle.ts";
 import { type ResourceContext, toContents } from "./resources.ts";
 import { thrownOutcome } from "./outcome.ts";
 import { compileUriTemplate, type UriTemplate } from "./uri_template.ts";
@@ -35,6 +36,8 @@ export interface ResourceTemplateDefinition {
   name: string;
   /** Human-readable name. */
   title?: string;
+  /** Icons a client may show for it (revision 2025-11-25), published in resources/templates/list. */
+  icons?: readonly Icon[];
   /** What the resources hold. */
   description?: string;
   /** MIME type of every matching resource. */
@@ -59,6 +62,9 @@ export interface RegisteredTemplate {
   readonly listing: Readonly<Record<string, unknown>>;
 }
 
+/** The optional fields resources/templates/list carries, in the order they are listed. */
+const PUBLISHED = ["title", "description", "mimeType", "annotations", "icons", "_meta"] as const;
+
 /** Checks a definition and compiles its template; throws `TypeError` naming it. */
 export function registerTemplate(definition: ResourceTemplateDefinition): RegisteredTemplate {
   if (typeof definition !== "object" || definition === null) {
@@ -74,6 +80,7 @@ export function registerTemplate(definition: ResourceTemplateDefinition): Regist
   if (typeof definition.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkIcons(definition.icons, label);
   let template: UriTemplate;
   try {
     template = compileUriTemplate(definition.uriTemplate);
@@ -92,7 +99,7 @@ export function registerTemplate(definition: ResourceTemplateDefinition): Regist
     uriTemplate: definition.uriTemplate,
     name: definition.name,
   };
-  for (const key of ["title", "description", "mimeType", "annotations", "_meta"] as const) {
+  for (const key of PUBLISHED) {
     if (definition[key] !== undefined) listing[key] = definition[key];
   }
   return { definition, template, listing: Object.freeze(listing) };

@@ -13,6 +13,7 @@ import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
 import { cancelledOutcome, errorOutcome, invalidParams } from "./outcome.ts";
 import { RpcError } from "../jsonrpc/errors.ts";
+import { checkIcons, type Icon, revisionAtLeast } from "./lifecycle.ts";
 
 /** Hints about a tool's behaviour; clients must not trust them from untrusted servers. */
 export interface ToolAnnotations {
@@ -57,10 +58,12 @@ export interface ToolDefinition<
   S extends ObjectSchema = ObjectSchema,
   O extends ObjectSchema | undefined = ObjectSchema | undefined,
 > {
-  /** Unique programmatic name. */
+  /** Unique programmatic name: 1 to 128 of `A-Z a-z 0-9 _ . -`, e.g. `orders.get_v2`. */
   name: string;
   /** Human-readable name. */
   title?: string;
+  /** Icons a client may show for the tool (revision 2025-11-25), published in tools/list. */
+  icons?: readonly Icon[];
   /** What the tool does, for the model. */
   description: string;
   /** JSON Schema of the arguments (type "object"). */
@@ -116,8 +119,21 @@ function listingOf(tool: ToolDefinition): Record<string, unknown> {
   entry.inputSchema = tool.inputSchema;
   if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined) entry.annotations = tool.annotations;
+  if (tool.icons !== undefined) entry.icons = tool.icons;
   if (tool._meta !== undefined) entry._meta = tool._meta;
   return entry;
+}
+
+/**
+ * The tool-name rule of revision 2025-11-25, applied under every revision so
+ * a server's tools do not change with the client: names clients can show,
+ * match and namespace without escaping.
+ */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** A name as error messages show it: long ones cut, so the message stays readable. */
+function shown(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }
 
 /** Checks a definition and compiles its schemas; throws `TypeError` naming the tool. */
@@ -125,10 +141,13 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
   if (typeof tool !== "object" || tool === null) {
     throw new TypeError("Cannot register tool: expected a tool definition object");
   }
-  if (typeof tool.name !== "string" || tool.name.length === 0) {
-    throw new TypeError("Cannot register tool: name must be a non-empty string");
+  if (typeof tool.name !== "string") {
+    throw new TypeError("Cannot register tool: name must be a string");
   }
-  const label = `Cannot register tool '${tool.name}'`;
+  const label = `Cannot register tool '${shown(tool.name)}'`;
+  if (!TOOL_NAME.test(tool.name)) {
+    throw new TypeError(`${label}: name must be 1 to 128 of A-Z a-z 0-9 _ . -`);
+  }
   if (typeof tool.description !== "string") {
     throw new TypeError(`${label}: description must be a string`);
   }
@@ -139,6 +158,7 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
   if (typeof schema !== "object" || schema === null || tool.inputSchema.type !== "object") {
     throw new TypeError(`${label}: inputSchema must be a JSON Schema with type "object"`);
   }
+  checkIcons(tool.icons, label);
   const validate = compileSchema(tool.inputSchema, { label: `${label}: inputSchema` });
   let validateOutput: Validator | undefined;
   if (tool.outputSchema !== undefined) {
@@ -148,6 +168,26 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
     validateOutput = compileSchema(tool.outputSchema, { label: `${label}: outputSchema` });
   }
   return { definition: tool, validate, validateOutput, listing: Object.freeze(listingOf(tool)) };
+}
+
+/** Violations listed one per line in a validation-failure result; the rest are counted. */
+const LISTED_VIOLATIONS = 20;
+
+/**
+ * The `isError` result for arguments that fail validation (revision
+ * 2025-11-25, SEP-1303): every violation with its path, one per line, so
+ * the model can correct its call and retry.
+ */
+function invalidArgumentsResult(
+  name: string,
+  violations: readonly { path: string; message: string }[],
+): CallOutcome {
+  const lines = violations.slice(0, LISTED_VIOLATIONS).map((v) => `- ${v.path}: ${v.message}`);
+  if (violations.length > LISTED_VIOLATIONS) {
+    lines.push(`- and ${violations.length - LISTED_VIOLATIONS} more`);
+  }
+  const message = `Invalid arguments for tool '${name}':\n${lines.join("\n")}`;
+  return { status: "invalid", result: { content: [text(message)], isError: true } };
 }
 
 function summarize(violations: readonly { path: string; message: string }[]): string {
@@ -231,9 +271,12 @@ function shapeResult(
 }
 
 /**
- * Validates the arguments, runs the handler and shapes its result. A thrown
- * `RpcError` stays a protocol error; anything else thrown is the call failing
- * and becomes an `isError` result with the error's message.
+ * Validates the arguments, runs the handler and shapes its result. Invalid
+ * arguments are -32602 with `data.violations`, except under revision
+ * 2025-11-25 and later, where they are an `isError` result the model can
+ * act on (SEP-1303). A thrown `RpcError` stays a protocol error; anything
+ * else thrown is the call failing and becomes an `isError` result with the
+ * error's message.
  */
 export async function runTool(
   tool: RegisteredTool,
@@ -244,6 +287,9 @@ export async function runTool(
   const name = tool.definition.name;
   const violations = tool.validate(args);
   if (violations.length > 0) {
+    if (revisionAtLeast(context.client.protocolVersion, "2025-11-25")) {
+      return invalidArgumentsResult(name, violations);
+    }
     return invalidParams(
       `Invalid arguments for tool '${name}': ${summarize(violations)}`,
       violations,

@@ -66,7 +66,11 @@ export class MemoryEventStore implements EventStore {
   readonly #maxEvents: number;
   readonly #maxStreams: number;
 
-  /** @param options Bounds. */
+  /**
+   * Creates an empty store.
+   *
+   * @param options Bounds.
+   */
   constructor(options: MemoryEventStoreOptions = {}) {
     this.#maxEvents = options.maxEventsPerStream ?? 1000;
     this.#maxStreams = options.maxStreams ?? 10_000;
