@@ -195,6 +195,7 @@ export function createHttpHandler(
     retryMs: options.retryMs ?? 1000,
     keepAliveMs: options.keepAliveMs ?? 25_000,
     log: host.log,
+    now,
   };
   const sessions = new Map<string, { http: HttpSession; release: () => void }>();
 
@@ -230,13 +231,23 @@ export function createHttpHandler(
   ): { http: HttpSession; release: () => void } => {
     const session = host.newSession(principal);
     const id = keep ? crypto.randomUUID() : undefined;
-    const http = new HttpSession(id, session, settings, now());
+    const http = new HttpSession(id, session, settings, principal);
     const release = host.track(session, () => {
       if (id !== undefined) end(id, "The server is shutting down");
       else http.close(new Error("The server is shutting down"));
     });
-    if (id !== undefined) sessions.set(id, { http, release });
-    return { http, release };
+    if (id !== undefined) {
+      sessions.set(id, { http, release });
+      return { http, release };
+    }
+    // A stateless session ends with its request.
+    return {
+      http,
+      release: () => {
+        http.close(new Error("The request ended"));
+        release();
+      },
+    };
   };
 
   async function handle(request: Request): Promise<Response> {
@@ -306,7 +317,7 @@ export function createHttpHandler(
     sweep();
     const entry = sessions.get(id);
     if (entry === undefined) return rpcError(404, ErrorCode.InvalidRequest, "Session not found");
-    if (options.authenticate !== undefined && entry.http.session.principal !== principal) {
+    if (options.authenticate !== undefined && entry.http.authenticated !== principal) {
       return rpcError(
         403,
         ErrorCode.InvalidRequest,
@@ -403,8 +414,12 @@ export function createHttpHandler(
     try {
       const ids = requestIdsOf(messages);
       if (ids.length === 0) {
-        await host.dispatcher.handle(value, http.session);
-        return new Response(null, { status: 202, headers });
+        // Notifications and responses are accepted; anything that is not a
+        // JSON-RPC message at all gets its -32600 as an HTTP error.
+        const reply = await host.dispatcher.handle(value, http.session);
+        if (reply === undefined) return new Response(null, { status: 202, headers });
+        headers.set("content-type", "application/json");
+        return new Response(JSON.stringify(reply), { status: 400, headers });
       }
       const route = sseOk ? http.openRoute(ids) : undefined;
       const replying = host.dispatcher.handle(value, http.session);

@@ -21,6 +21,8 @@ export interface StreamSettings {
   readonly keepAliveMs: number;
   /** Diagnostics. */
   readonly log: (message: string) => void;
+  /** The clock, in ms. */
+  readonly now: () => number;
 }
 
 /** How many unrelated messages wait for a GET stream before the oldest are dropped. */
@@ -38,9 +40,13 @@ function serialize(message: unknown): string {
   }
 }
 
-/** Priming (an event id with empty data) is a 2025-11-25 feature; older clients may not expect it. */
-function primes(session: McpSession): boolean {
-  return (session.protocolVersion ?? "") >= "2025-11-25";
+/**
+ * Whether a session's streams are resumable: it has an id to come back with
+ * (not stateless) and negotiated 2025-11-25, whose clients expect priming
+ * events (an event id with empty data); older clients may not.
+ */
+function resumable(owner: HttpSession): boolean {
+  return owner.id !== undefined && (owner.session.protocolVersion ?? "") >= "2025-11-25";
 }
 
 /**
@@ -93,6 +99,9 @@ export class PostRoute {
 
   /** The request's handler asked to end the stream now (the client will resume). */
   closeEarly(): void {
+    // Only where resuming is possible: otherwise the result would be stored
+    // where nobody can fetch it, so the stream stays open instead.
+    if (!resumable(this.#owner)) return;
     if (this.#state === "done" || this.#state === "detached") return;
     const wasWaiting = this.#state === "waiting";
     this.#state = "detached";
@@ -127,7 +136,7 @@ export class PostRoute {
       if (this.#writer === writer) this.#writer = undefined;
     });
     this.#writer = writer;
-    if (primes(this.#owner.session)) {
+    if (resumable(this.#owner)) {
       writer.send({
         id: this.#owner.settings.store.store(this.streamId, ""),
         data: "",
@@ -138,7 +147,13 @@ export class PostRoute {
   }
 
   #emit(data: string): void {
+    // Events are kept only where a client can come back for them.
+    if (this.#owner.id === undefined) {
+      this.#writer?.send({ data });
+      return;
+    }
     const id = this.#owner.settings.store.store(this.streamId, data);
+    this.#owner.remember(this.streamId);
     this.#writer?.send({ id, data });
   }
 
@@ -162,14 +177,24 @@ export class HttpSession {
   readonly #standaloneId: string;
   #standalone: SseWriter | undefined;
   readonly #queued: string[] = [];
+  readonly #streams = new Set<string>();
   #nextStream = 0;
   #closed = false;
 
-  constructor(id: string | undefined, session: McpSession, settings: StreamSettings, now: number) {
+  /** The principal `authenticate()` returned when the session opened. */
+  readonly authenticated: string | undefined;
+
+  constructor(
+    id: string | undefined,
+    session: McpSession,
+    settings: StreamSettings,
+    authenticated: string | undefined,
+  ) {
     this.id = id;
     this.session = session;
     this.settings = settings;
-    this.lastActive = now;
+    this.authenticated = authenticated;
+    this.lastActive = settings.now();
     this.#standaloneId = `${id ?? crypto.randomUUID()}.standalone`;
     session.attach((message, related) => this.#route(message, related));
     session.onCloseStream((requestId) => this.#routes.get(requestId)?.closeEarly());
@@ -183,12 +208,12 @@ export class HttpSession {
 
   /** A route for the requests of one POST. */
   openRoute(ids: readonly JsonRpcId[]): PostRoute {
-    const route = new PostRoute(
-      this,
-      `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`,
-      ids,
-    );
-    for (const id of ids) this.#routes.set(id, route);
+    // An id already in flight keeps its own route: the dispatcher refuses the
+    // duplicate, and that refusal must not take over the first call's stream.
+    const fresh = ids.filter((id) => !this.#routes.has(id));
+    const streamId = `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`;
+    const route = new PostRoute(this, streamId, fresh);
+    for (const id of fresh) this.#routes.set(id, route);
     return route;
   }
 
@@ -197,6 +222,13 @@ export class HttpSession {
     for (const id of route.ids) {
       if (this.#routes.get(id) === route) this.#routes.delete(id);
     }
+    // A long call counts as activity: idle time starts when it ends.
+    this.lastActive = this.settings.now();
+  }
+
+  /** Notes a stream whose events are stored, so closing the session forgets them. */
+  remember(streamId: string): void {
+    this.#streams.add(streamId);
   }
 
   /** Opens the standalone GET stream; undefined when one is already open. */
@@ -204,9 +236,10 @@ export class HttpSession {
     if (this.#standalone !== undefined && !this.#standalone.closed) return undefined;
     const writer = new SseWriter(() => {
       if (this.#standalone === writer) this.#standalone = undefined;
+      this.lastActive = this.settings.now();
     }, this.settings.keepAliveMs);
     this.#standalone = writer;
-    if (primes(this.session)) {
+    if (resumable(this)) {
       writer.send({
         id: this.settings.store.store(this.#standaloneId, ""),
         data: "",
@@ -229,6 +262,7 @@ export class HttpSession {
     const isStandalone = replay.streamId === this.#standaloneId;
     const writer = new SseWriter(() => {
       if (isStandalone && this.#standalone === writer) this.#standalone = undefined;
+      this.lastActive = this.settings.now();
     }, isStandalone ? this.settings.keepAliveMs : 0);
     for (const event of replay.events) {
       if (event.data !== "") writer.send(event);
@@ -257,6 +291,8 @@ export class HttpSession {
     for (const route of new Set(this.#routes.values())) route.finish(undefined);
     this.#standalone?.close();
     this.settings.store.forget(this.#standaloneId);
+    for (const streamId of this.#streams) this.settings.store.forget(streamId);
+    this.#streams.clear();
   }
 
   #route(message: JsonRpcMessage, related: JsonRpcId | undefined): void {
@@ -279,6 +315,10 @@ export class HttpSession {
   }
 
   #sendStandalone(data: string): void {
+    if (this.id === undefined) {
+      this.#standalone?.send({ data });
+      return;
+    }
     const id = this.settings.store.store(this.#standaloneId, data);
     this.#standalone?.send({ id, data });
   }

@@ -22,7 +22,10 @@ export function hostName(host: string): string {
   const value = host.trim().toLowerCase();
   if (value.startsWith("[")) {
     const end = value.indexOf("]");
-    return end === -1 ? value : value.slice(0, end + 1);
+    if (end === -1) return value;
+    const rest = value.slice(end + 1);
+    // After an IPv6 literal only a port may follow: "[::1].evil.example" is not [::1].
+    return rest === "" || /^:[0-9]*$/.test(rest) ? value.slice(0, end + 1) : value;
   }
   const colon = value.lastIndexOf(":");
   return colon === -1 ? value : value.slice(0, colon);
