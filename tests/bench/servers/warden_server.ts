@@ -1,0 +1,53 @@
+/**
+ * The `echo` server built with Warden, as a user would write it: plain, or
+ * with `--guardrails`, all four guardrails on a permissive policy (every tool
+ * allowed, a rate limit no benchmark reaches, every redaction preset, and an
+ * audit log appended to /dev/null, so that each entry is built, redacted,
+ * serialised and written as a real one is). The micro-benchmarks build the
+ * same server in-process with {@linkcode createEchoServer}.
+ *
+ * Run: `deno run tests/bench/servers/warden_server.ts`, or
+ * `deno run --allow-write=/dev/null tests/bench/servers/warden_server.ts --guardrails`
+ *
+ * @module
+ */
+
+import {
+  createGuardrails,
+  createServer,
+  defineTool,
+  type GuardrailsConfig,
+  type Server,
+  serveStdio,
+} from "../../../mod.ts";
+
+/** The permissive policy: every guardrail on, none of them ever refusing the benchmark's calls. */
+export const PERMISSIVE_POLICY = {
+  access: { tools: { allow: ["*"] } },
+  rateLimit: { rules: [{ scope: "tool", capacity: 1e9, refillPerSecond: 1e9 }] },
+  redact: { presets: true },
+  audit: { file: "/dev/null" },
+} satisfies GuardrailsConfig;
+
+/** The tool every reference server exposes: `{ text }` in, one text block with that text out. */
+export const echo = defineTool({
+  name: "echo",
+  description: "Returns its text",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  handler: ({ text }) => text,
+});
+
+/** The benchmark's Warden server, with the given guardrail settings (none by default). */
+export function createEchoServer(policy?: GuardrailsConfig): Server {
+  return createServer({
+    name: policy === undefined ? "warden" : "warden-guarded",
+    version: "1.0.0",
+    guardrails: policy === undefined ? [] : createGuardrails(policy),
+    tools: [echo],
+  });
+}
+
+if (import.meta.main) {
+  const guarded = Deno.args.includes("--guardrails");
+  await serveStdio(createEchoServer(guarded ? PERMISSIVE_POLICY : undefined));
+}
