@@ -1,5 +1,5 @@
 /**
- * The standard server flags: `parseServerFlags()` (pure), `setupFromFlags()`
+ * The standard server flags: `parseServerFlags()`, `setupFromFlags()`
  * (policy file plus overrides) and `serverSetup()` (prints and exits), the
  * last through the example server as a child process.
  */
@@ -36,7 +36,7 @@ Deno.test("usage() lists every flag under the program's name", () => {
   }
 });
 
-Deno.test("parseServerFlags() reads each flag, in both spellings", () => {
+Deno.test("parseServerFlags() reads each flag, in both spellings", async () => {
   const cases: [args: string[], expected: FlagsResult][] = [
     [[], { action: "run", flags: {} }],
     [["--policy", "p.jsonc"], { action: "run", flags: { policy: "p.jsonc" } }],
@@ -61,11 +61,11 @@ Deno.test("parseServerFlags() reads each flag, in both spellings", () => {
     [["--version"], { action: "version", text: "desk 1.2.3" }],
   ];
   for (const [args, expected] of cases) {
-    assert.deepEqual(parseServerFlags(args, IDENTITY), expected, JSON.stringify(args));
+    assert.deepEqual(await parseServerFlags(args, IDENTITY), expected, JSON.stringify(args));
   }
 });
 
-Deno.test("parseServerFlags() answers a bad command line with the reason and the usage", () => {
+Deno.test("parseServerFlags() answers a bad command line with the reason and the usage", async () => {
   const cases: [args: string[], message: string][] = [
     [["--bogus"], "Unknown option '--bogus'"],
     [["--Policy", "p.jsonc"], "Unknown option '--Policy'"],
@@ -87,10 +87,14 @@ Deno.test("parseServerFlags() answers a bad command line with the reason and the
     ],
   ];
   for (const [args, message] of cases) {
-    assert.deepEqual(parseServerFlags(args, IDENTITY), errorResult(message), JSON.stringify(args));
+    assert.deepEqual(
+      await parseServerFlags(args, IDENTITY),
+      errorResult(message),
+      JSON.stringify(args),
+    );
   }
   // A flag where a value belongs is not taken as the value.
-  const swallowed = parseServerFlags(["--audit", "--principal", "x"], IDENTITY);
+  const swallowed = await parseServerFlags(["--audit", "--principal", "x"], IDENTITY);
   assert.equal(swallowed.action, "error");
   assert.match(
     swallowed.action === "error" ? swallowed.message : "",

@@ -21,8 +21,8 @@ import { errorOf, request, resultOf } from "./helpers.ts";
 type ErrorClass = typeof SyntaxError | typeof TypeError | typeof RangeError;
 
 /** Asserts that parsing `text` as "policy.jsonc" throws exactly `kind` with `message`. */
-function assertRefused(text: string, kind: ErrorClass, message: string): void {
-  assert.throws(() => parsePolicy(text, "policy.jsonc"), (error: unknown) => {
+async function assertRefused(text: string, kind: ErrorClass, message: string): Promise<void> {
+  await assert.rejects(parsePolicy(text, "policy.jsonc"), (error: unknown) => {
     assert.ok(error instanceof Error, String(error));
     assert.equal(error.constructor, kind, `${error.name}: ${error.message}`);
     assert.equal(error.message, message);
@@ -30,7 +30,7 @@ function assertRefused(text: string, kind: ErrorClass, message: string): void {
   });
 }
 
-Deno.test("parsePolicy() reports a syntax error with the file, line and column", () => {
+Deno.test("parsePolicy() reports a syntax error with the file, line and column", async () => {
   // Each position was counted by hand: lines and columns from 1, at the first bad token.
   const cases: [label: string, text: string, message: string][] = [
     [
@@ -57,7 +57,7 @@ Deno.test("parsePolicy() reports a syntax error with the file, line and column",
   ];
   for (const [label, text, detail] of cases) {
     try {
-      parsePolicy(text, "policy.jsonc");
+      await parsePolicy(text, "policy.jsonc");
       assert.fail(`${label}: accepted`);
     } catch (error) {
       assert.ok(error instanceof SyntaxError, `${label}: ${String(error)}`);
@@ -66,17 +66,17 @@ Deno.test("parsePolicy() reports a syntax error with the file, line and column",
   }
 });
 
-Deno.test("parsePolicy() refuses an empty file or one with only comments", () => {
-  assertRefused("", SyntaxError, "Cannot parse policy policy.jsonc: expected a value at 1:1");
-  assertRefused(
+Deno.test("parsePolicy() refuses an empty file or one with only comments", async () => {
+  await assertRefused("", SyntaxError, "Cannot parse policy policy.jsonc: expected a value at 1:1");
+  await assertRefused(
     "  \n// nothing here\n",
     SyntaxError,
     "Cannot parse policy policy.jsonc: expected a value at 3:1",
   );
 });
 
-Deno.test("parsePolicy() accepts comments and trailing commas", () => {
-  const config = parsePolicy(
+Deno.test("parsePolicy() accepts comments and trailing commas", async () => {
+  const config = await parsePolicy(
     [
       "// The desk's policy",
       "{",
@@ -89,7 +89,7 @@ Deno.test("parsePolicy() accepts comments and trailing commas", () => {
   assert.deepEqual(config, { access: { tools: { deny: ["cancel_order"] } }, audit: false });
 });
 
-Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", () => {
+Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", async () => {
   const prefix = "Cannot load policy policy.jsonc: ";
   const cases: [text: string, kind: ErrorClass, message: string][] = [
     [
@@ -152,22 +152,22 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     ["[]", TypeError, "expected an object at the top level"],
     ['"stderr"', TypeError, "expected an object at the top level"],
   ];
-  for (const [text, kind, message] of cases) assertRefused(text, kind, prefix + message);
+  for (const [text, kind, message] of cases) await assertRefused(text, kind, prefix + message);
 });
 
-Deno.test("parsePolicy() refuses a redaction pattern that is not a usable regular expression", () => {
-  assertRefused(
+Deno.test("parsePolicy() refuses a redaction pattern that is not a usable regular expression", async () => {
+  await assertRefused(
     '{ "redact": { "patterns": ["ODK-[A-Z"] } }',
     SyntaxError,
     "Cannot load policy policy.jsonc: redact: Cannot compile redaction pattern 'ODK-[A-Z': " +
       "Invalid regular expression: /ODK-[A-Z/u: Unterminated character class",
   );
-  assertRefused(
+  await assertRefused(
     '{ "redact": { "patterns": ["a*"] } }',
     TypeError,
     "Cannot load policy policy.jsonc: redact: Invalid redaction pattern 'a*': it matches the empty string",
   );
-  assertRefused(
+  await assertRefused(
     '{ "redact": { "patterns": [5] } }',
     TypeError,
     "Cannot load policy policy.jsonc: redact: patterns must be a list of strings",
@@ -176,7 +176,7 @@ Deno.test("parsePolicy() refuses a redaction pattern that is not a usable regula
 
 Deno.test({
   name: "parsePolicy() checks the shape of the redact section like the others",
-  fn: () => {
+  fn: async () => {
     for (
       const text of [
         '{ "redact": { "pattern": ["ODK-[A-Za-z0-9]{24,}"] } }',
@@ -185,23 +185,23 @@ Deno.test({
         '{ "redact": { "defaultKeys": "no" } }',
       ]
     ) {
-      assert.throws(() => parsePolicy(text, "policy.jsonc"), TypeError, text);
+      await assert.rejects(parsePolicy(text, "policy.jsonc"), TypeError, text);
     }
-    assert.throws(
-      () => parsePolicy('{ "redact": null }', "policy.jsonc"),
+    await assert.rejects(
+      parsePolicy('{ "redact": null }', "policy.jsonc"),
       (error: unknown) => error instanceof TypeError && !error.message.includes("Cannot read"),
     );
   },
 });
 
-Deno.test("parsePolicy() refuses duplicate keys at their position, at any depth", () => {
-  assertRefused(
+Deno.test("parsePolicy() refuses duplicate keys at their position, at any depth", async () => {
+  await assertRefused(
     '{\n  "principal": "a",\n  "principal": "b"\n}',
     SyntaxError,
     'Cannot parse policy policy.jsonc: duplicate key "principal" at 3:3',
   );
   // Two deny lists: letting the second (empty) one win would silently open the server.
-  assertRefused(
+  await assertRefused(
     '{ "access": { "tools": { "deny": ["a"], "deny": [] } } }',
     SyntaxError,
     'Cannot parse policy policy.jsonc: duplicate key "deny" at 1:41',
@@ -209,7 +209,7 @@ Deno.test("parsePolicy() refuses duplicate keys at their position, at any depth"
 });
 
 Deno.test("parsePolicy() keeps a __proto__ principal a plain name whose rules still apply", async () => {
-  const config = parsePolicy(
+  const config = await parsePolicy(
     '{ "access": { "principals": { "__proto__": { "tools": { "deny": ["get_order"] } } } } }',
     "policy.jsonc",
   );
@@ -219,7 +219,7 @@ Deno.test("parsePolicy() keeps a __proto__ principal a plain name whose rules st
   assert.deepEqual(Object.keys(principals), ["__proto__"]);
   assert.ok(Object.hasOwn(principals, "__proto__"));
   // A top-level "__proto__" is an unknown key, not a way to smuggle settings in.
-  assertRefused(
+  await assertRefused(
     '{ "__proto__": { "audit": "stderr" } }',
     TypeError,
     'Cannot load policy policy.jsonc: unknown key "__proto__" at the top level, ' +

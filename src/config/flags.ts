@@ -6,7 +6,6 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { createGuardrails, type GuardrailsDeps } from "../guardrails/guardrails.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import { loadPolicyFile } from "./policy_file.ts";
@@ -56,16 +55,25 @@ export function usage(identity: ServerIdentity): string {
 }
 
 /**
- * Parses the standard flags. Pure: it prints nothing and never exits.
+ * Parses the standard flags. It prints nothing and never exits (async only
+ * because `node:util` is loaded on first use).
  *
  * @example
  * ```ts
  * import { parseServerFlags } from "@warden/mcp";
- * const result = parseServerFlags(["--policy", "policy.jsonc"], { name: "desk", version: "1.0.0" });
+ * const result = await parseServerFlags(["--policy", "policy.jsonc"], {
+ *   name: "desk",
+ *   version: "1.0.0",
+ * });
  * console.assert(result.action === "run" && result.flags.policy === "policy.jsonc");
  * ```
  */
-export function parseServerFlags(args: readonly string[], identity: ServerIdentity): FlagsResult {
+export async function parseServerFlags(
+  args: readonly string[],
+  identity: ServerIdentity,
+): Promise<FlagsResult> {
+  // Imported here, not at the top: loading Node compatibility costs start-up time.
+  const { parseArgs } = await import("node:util");
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -184,7 +192,7 @@ export async function serverSetup(
   identity: ServerIdentity,
 ): Promise<ServerSetup> {
   const process = await import("node:process");
-  const parsed = parseServerFlags(args, identity);
+  const parsed = await parseServerFlags(args, identity);
   switch (parsed.action) {
     case "help":
     case "version":

@@ -6,7 +6,9 @@
  * @module
  */
 
-import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+// Types only: the parser itself is imported when a policy is read, so that
+// servers without a policy never load it (cold start).
+import type { Node, ParseError } from "jsonc-parser";
 import type { GuardrailsConfig } from "../guardrails/guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/guardrails.ts";
 
@@ -85,10 +87,11 @@ function valueOf(node: Node, text: string, source: string): unknown {
  * @example
  * ```ts
  * import { parsePolicy } from "@warden/mcp";
- * const config = parsePolicy('{ "access": { "tools": { "deny": ["rm_*"] } } }', "inline");
+ * const config = await parsePolicy('{ "access": { "tools": { "deny": ["rm_*"] } } }', "inline");
  * ```
  */
-export function parsePolicy(text: string, source: string): GuardrailsConfig {
+export async function parsePolicy(text: string, source: string): Promise<GuardrailsConfig> {
+  const { parseTree, printParseErrorCode } = await import("jsonc-parser");
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -129,5 +132,5 @@ export async function loadPolicyFile(path: string): Promise<GuardrailsConfig> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`Cannot read policy ${path}: ${reason}`);
   }
-  return parsePolicy(text, path);
+  return await parsePolicy(text, path);
 }

@@ -61,9 +61,20 @@ export async function runConnection<S extends DispatchSession>(
   const { log } = options;
   const writer = transport.writable.getWriter();
   let writable = true;
-  const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
+  // Replies finished while other requests are still running wait in the
+  // outbox until the current macrotask ends, then go out as one chunk: under
+  // load that is one write for many replies; a lone request is answered at
+  // once.
+  const outbox: string[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  const flush = (): void => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    if (outbox.length === 0) return;
+    const chunk = outbox.length === 1 ? outbox[0] ?? "" : outbox.join("\n");
+    outbox.length = 0;
     if (!writable) return;
-    writer.write(serialize(message, log)).catch((error) => {
+    writer.write(chunk).catch((error) => {
       if (!writable) return;
       writable = false;
       log(`warden: cannot write to the client, ending the session: ${String(error)}`);
@@ -71,9 +82,16 @@ export async function runConnection<S extends DispatchSession>(
       reader.cancel().catch(() => {});
     });
   };
-  options.onOpen?.(send);
-
+  const enqueue = (text: string, now: boolean): void => {
+    if (!writable) return;
+    outbox.push(text);
+    if (now) flush();
+    else flushTimer ??= setTimeout(flush, 0);
+  };
   const pending = new Set<Promise<void>>();
+  // Messages the server sends on its own (progress, logs, requests) keep their place in line.
+  options.onOpen?.((message) => enqueue(serialize(message, log), pending.size === 0));
+
   const reader = transport.readable.getReader();
   const stop = () => reader.cancel().catch(() => {});
   options.signal?.addEventListener("abort", stop, { once: true });
@@ -92,7 +110,9 @@ export async function runConnection<S extends DispatchSession>(
         continue;
       }
       const work = dispatcher.handle(value, session).then((reply) => {
-        if (reply !== undefined) send(reply);
+        // This request is still in `pending`: it is the last one when the set holds only it.
+        if (reply !== undefined) enqueue(serialize(reply, log), pending.size <= 1);
+        else if (pending.size <= 1) flush();
       });
       pending.add(work);
       work.finally(() => pending.delete(work));
@@ -117,6 +137,7 @@ export async function runConnection<S extends DispatchSession>(
       );
     }
   }
+  flush();
   if (writable) {
     writable = false;
     await writer.close().catch((error) => {

@@ -132,7 +132,10 @@ export class LineSplitter extends TransformStream<Uint8Array, string> {
 class SplitterState {
   readonly #maxLineBytes: number;
   readonly #onDropped: ((info: DroppedLine) => void) | undefined;
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  // The lenient decoder is several times faster on large lines; the strict one
+  // runs only when the text holds U+FFFD, to tell a real one from bad bytes.
+  readonly #decoder = new TextDecoder("utf-8");
+  readonly #strict = new TextDecoder("utf-8", { fatal: true });
   /** Pieces of the unfinished line, joined once when its `\n` arrives. */
   #parts: Uint8Array[] = [];
   #pendingBytes = 0;
@@ -205,9 +208,11 @@ class SplitterState {
     if (size > this.#maxLineBytes) {
       // Checked before joining, so a line is never assembled only to be dropped.
       this.#drop(size, "too-long");
-    } else {
-      const line = (this.#parts.length === 0 ? last : this.#join(last)).subarray(0, size);
+    } else if (this.#parts.length === 0) {
+      const line = last.subarray(0, size);
       if (!isBlank(line)) this.#emit(line, controller);
+    } else {
+      this.#emitParts(last, size, controller);
     }
     this.#parts = [];
     this.#pendingBytes = 0;
@@ -225,10 +230,40 @@ class SplitterState {
     return line;
   }
 
+  /**
+   * Emits a line held in several pieces by decoding them one by one: no
+   * buffer of the whole line is assembled, which keeps large lines linear.
+   */
+  #emitParts(
+    last: Uint8Array,
+    size: number,
+    controller: TransformStreamDefaultController<string>,
+  ): void {
+    const pieces = [...this.#parts, last];
+    // Drop the `\r` of a `\r\n` from whichever piece holds the line's last byte.
+    let excess = this.#pendingBytes + last.length - size;
+    for (let i = pieces.length - 1; excess > 0 && i >= 0; i--) {
+      const piece = pieces[i] ?? new Uint8Array(0);
+      const cut = Math.min(excess, piece.length);
+      pieces[i] = piece.subarray(0, piece.length - cut);
+      excess -= cut;
+    }
+    if (pieces.every(isBlank)) return;
+    let text = "";
+    for (const piece of pieces) text += this.#decoder.decode(piece, { stream: true });
+    text += this.#decoder.decode();
+    if (text.includes("\uFFFD")) {
+      // Rare: a real U+FFFD or bad bytes. Only the strict decoder can tell.
+      this.#emit(this.#join(last).subarray(0, size), controller);
+      return;
+    }
+    controller.enqueue(text);
+  }
+
   #emit(line: Uint8Array, controller: TransformStreamDefaultController<string>): void {
-    let text: string;
+    let text = this.#decoder.decode(line);
     try {
-      text = this.#decoder.decode(line);
+      if (text.includes("\uFFFD")) text = this.#strict.decode(line);
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;
       this.#drop(line.length, "invalid-utf8");

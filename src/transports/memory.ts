@@ -61,9 +61,10 @@ export class MemoryTransport implements Transport {
     closed.promise.catch(() => undefined);
     this.closed = closed.promise;
     this.writable = new WritableStream<string>({
-      write: (frame) => {
+      write: (chunk) => {
         try {
-          this.replies.push(JSON.parse(frame));
+          // A chunk may carry several frames, one per line (see Transport).
+          for (const frame of chunk.split("\n")) this.replies.push(JSON.parse(frame));
         } catch (error) {
           const detail = error instanceof Error ? error.message : String(error);
           const failure = new SyntaxError(
@@ -128,7 +129,13 @@ function framePipe(): TransformStream<string, string> {
       if (typeof frame !== "string") {
         throw new TypeError(`Cannot send frame: expected a string, got ${typeof frame}`);
       }
-      controller.enqueue(frame);
+      // A chunk may carry several frames, one per line (see Transport); the
+      // other end reads them one by one.
+      if (!frame.includes("\n")) {
+        controller.enqueue(frame);
+        return;
+      }
+      for (const line of frame.split("\n")) controller.enqueue(line);
     },
   });
 }

@@ -5,10 +5,13 @@
  */
 
 /**
- * A bidirectional stream of JSON-RPC frames: each chunk is the JSON text of
- * one message (or one batch), without framing. Transports only frame; parsing
- * and serialising belong to the session, so a transport never sees a message
- * it cannot encode.
+ * A bidirectional stream of JSON-RPC frames. Each chunk read is the JSON text
+ * of one message (or one batch). Each chunk written is the JSON text of one
+ * message, or of several separated by `\n` when the session writes a burst
+ * at once (compact JSON text never contains a raw newline, so the split is
+ * unambiguous; a newline-delimited transport writes the chunk as it is).
+ * Transports only frame; parsing and serialising belong to the session, so a
+ * transport never sees a message it cannot encode.
  *
  * Lifecycle: `readable` ends when the peer is gone (EOF); the session then
  * finishes in-flight work and closes `writable`, which releases the
