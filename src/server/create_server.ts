@@ -35,6 +35,7 @@ import {
   type ResourceDefinition,
 } from "./resources.ts";
 import { listRoots } from "./client_requests.ts";
+import { HandlerContext } from "./request_context.ts";
 import { McpSession } from "./session.ts";
 import {
   readTemplate,
@@ -276,7 +277,9 @@ export function createServer(options: ServerOptions): Server {
         return runTool(tool, call.arguments, call.context, log);
       }
       case "resource": {
-        const context = { ...call.context, uri: call.name };
+        const context = call.context instanceof HandlerContext
+          ? call.context.forResource(call.name)
+          : { ...call.context, uri: call.name };
         const resource = resources.get(call.name);
         if (resource !== undefined) return readResource(resource, context, log);
         for (const template of templates.values()) {
