@@ -24,14 +24,14 @@
  * @module
  */
 
-export {
-  type ClientSession,
-  type ConnectOptions,
-  createServer,
-  type ItemType,
-  type Server,
-  type ServerOptions,
-} from "./src/server/create_server.ts";
+export { createServer } from "./src/server/create_server.ts";
+export type {
+  ClientSession,
+  ConnectOptions,
+  ItemType,
+  Server,
+  ServerOptions,
+} from "./src/server/types.ts";
 export {
   ClientRequestError,
   isLoggingLevel,
@@ -40,16 +40,18 @@ export {
   MissingCapabilityError,
 } from "./src/server/session.ts";
 export type {
-  ElicitContent,
-  ElicitField,
-  ElicitResult,
-  ElicitSchema,
   Root,
   SamplingMessage,
   SamplingRequest,
   SamplingResult,
   UrlElicitation,
 } from "./src/server/client_requests.ts";
+export type {
+  ElicitContent,
+  ElicitField,
+  ElicitResult,
+  ElicitSchema,
+} from "./src/server/elicitation_forms.ts";
 export type { ResourceTemplateDefinition } from "./src/server/templates.ts";
 export {
   type Completer,
@@ -239,7 +241,7 @@ export {
   stderrAuditSink,
   type StderrAuditSinkOptions,
 } from "./src/guardrails/audit_sinks.ts";
-export type { HttpOptions } from "./src/transports/http/handler.ts";
+export type { HttpOptions } from "./src/transports/http/options.ts";
 export type { CorsOptions } from "./src/transports/http/security.ts";
 export {
   type EventStore,

@@ -29,7 +29,7 @@ import {
   type Transport,
 } from "../mod.ts";
 import type { AuditEntry } from "../src/guardrails/audit.ts";
-import { checkElicitSchema } from "../src/server/client_requests.ts";
+import { checkElicitSchema } from "../src/server/elicitation_forms.ts";
 import { errorOf, initialize, request, resultOf } from "./helpers.ts";
 
 type Message = Record<string, unknown>;

@@ -5,14 +5,8 @@
  */
 
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
-import type {
-  ElicitResult,
-  ElicitSchema,
-  Root,
-  SamplingRequest,
-  SamplingResult,
-  UrlElicitation,
-} from "./client_requests.ts";
+import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_requests.ts";
+import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
 import type { Implementation } from "./lifecycle.ts";
 import type { LoggingLevel } from "./session.ts";
 

@@ -9,14 +9,8 @@
 import type { InflightRequest } from "../dispatcher/inflight.ts";
 import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/messages.ts";
 import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
-import type {
-  ElicitResult,
-  ElicitSchema,
-  Root,
-  SamplingRequest,
-  SamplingResult,
-  UrlElicitation,
-} from "./client_requests.ts";
+import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_requests.ts";
+import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
 import type {
   ClientDescription,
   ClientRequestOptions,

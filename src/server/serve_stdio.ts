@@ -7,7 +7,7 @@
  */
 
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
-import type { Server } from "./create_server.ts";
+import type { Server } from "./types.ts";
 
 /** Options of {@linkcode serveStdio}. */
 export interface ServeStdioOptions extends StdioTransportOptions {

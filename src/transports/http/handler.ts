@@ -7,170 +7,19 @@
  * @module
  */
 
-import type { Dispatcher } from "../../dispatcher/dispatcher.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
-import type { JsonRpcId } from "../../jsonrpc/messages.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../../server/lifecycle.ts";
-import type { McpSession } from "../../server/session.ts";
-import { type EventStore, MemoryEventStore } from "./event_store.ts";
+import { MemoryEventStore } from "./event_store.ts";
 import { HttpSession } from "./http_session.ts";
-import {
-  corsHeaders,
-  type CorsOptions,
-  isAllowedHost,
-  isAllowedOrigin,
-  preflightHeaders,
-} from "./security.ts";
-
-/** Options of the Streamable HTTP endpoint (`createServer({ http })`). */
-export interface HttpOptions {
-  /**
-   * The endpoint's path; requests to other paths are 404. Unset, the
-   * handler answers on whatever path it is mounted at (`serveHttp()` serves
-   * it at `/mcp`).
-   */
-  path?: string;
-  /**
-   * Host header values accepted (any port), against DNS rebinding; `false`
-   * turns the check off (behind a proxy that checks it).
-   * @default {["localhost", "127.0.0.1", "[::1]"]}
-   */
-  allowedHosts?: readonly string[] | false;
-  /**
-   * Browser origins accepted. Requests without an Origin header (non-browser
-   * clients) are always accepted.
-   * @default {local origins on any port}
-   */
-  allowedOrigins?: readonly string[];
-  /** CORS for browser clients; off by default. */
-  cors?: CorsOptions;
-  /**
-   * The largest request body accepted, in bytes (413 above it).
-   * @default {4194304}
-   */
-  maxBodyBytes?: number;
-  /**
-   * Authenticates each request. Return the principal (the guardrails decide
-   * about it), `undefined` for an anonymous caller, or `null` to refuse with
-   * 401 and a `WWW-Authenticate` header.
-   */
-  authenticate?: (
-    request: Request,
-  ) => string | null | undefined | Promise<string | null | undefined>;
-  /**
-   * The `WWW-Authenticate` value sent with a 401.
-   * @default {'Bearer realm="mcp"'}
-   */
-  wwwAuthenticate?: string;
-  /**
-   * No sessions: every POST is handled on its own (for horizontally scaled
-   * deployments). GET and DELETE are then 405, and requests to the client
-   * (sampling, elicitation, roots) cannot be answered.
-   * @default {false}
-   */
-  stateless?: boolean;
-  /**
-   * A session nobody used for this long is ended (404 afterwards).
-   * @default {1800000} (30 minutes)
-   */
-  sessionIdleMs?: number;
-  /**
-   * The most live sessions; at the cap an idle one is ended to make room, or
-   * the new session is refused with 503.
-   * @default {1000}
-   */
-  maxSessions?: number;
-  /** Where SSE events wait for resumption. @default {new MemoryEventStore()} */
-  eventStore?: EventStore;
-  /**
-   * The reconnection delay a stream's priming event suggests, in ms.
-   * @default {1000}
-   */
-  retryMs?: number;
-  /**
-   * Keep-alive comments on idle standalone streams, in ms (0: none).
-   * @default {25000}
-   */
-  keepAliveMs?: number;
-  /** The clock, in ms; for tests. @default {Date.now} */
-  now?: () => number;
-}
-
-/** What the endpoint needs from the server. */
-export interface HttpHost {
-  /** The server's dispatcher. */
-  readonly dispatcher: Dispatcher<McpSession>;
-  /** A new protocol session for `principal`. */
-  newSession(principal: string | undefined): McpSession;
-  /** Counts a session as live (list_changed, resource updates, close()); returns its release. */
-  track(session: McpSession, close: () => void): () => void;
-  /** Diagnostics. */
-  readonly log: (message: string) => void;
-}
+import type { HttpHost, HttpOptions } from "./options.ts";
+import { accepts, isRecord, readBody, requestIdsOf, rpcError } from "./requests.ts";
+import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
   connection: "keep-alive",
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
-  const ids: JsonRpcId[] = [];
-  for (const message of messages) {
-    if (
-      isRecord(message) && typeof message.method === "string" &&
-      (typeof message.id === "string" || typeof message.id === "number")
-    ) ids.push(message.id);
-  }
-  return ids;
-}
-
-function rpcError(status: number, code: number, message: string, headers?: Headers): Response {
-  const response = Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, {
-    status,
-  });
-  headers?.forEach((value, key) => response.headers.set(key, value));
-  return response;
-}
-
-function accepts(request: Request, type: string): boolean {
-  const accept = request.headers.get("accept");
-  if (accept === null) return false;
-  return accept.split(",").some((part) => {
-    const media = part.split(";")[0]?.trim().toLowerCase();
-    return media === type || media === "*/*";
-  });
-}
-
-async function readBody(request: Request, limit: number): Promise<string | "too-large"> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) return "too-large";
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return "too-large";
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
 
 /**
  * Builds the fetch handler of one endpoint over `host`.

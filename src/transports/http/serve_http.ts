@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Server } from "../../server/create_server.ts";
+import type { Server } from "../../server/types.ts";
 
 /** Options of {@linkcode serveHttp}. */
 export interface ServeHttpOptions {

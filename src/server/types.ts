@@ -1,0 +1,142 @@
+/**
+ * The server's public shapes: its options, and the object createServer()
+ * returns.
+ *
+ * @module
+ */
+
+import type { Guardrail } from "../guardrails/pipeline.ts";
+import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
+import type { ObjectSchema } from "../schema/types.ts";
+import type { HttpOptions } from "../transports/http/options.ts";
+import type { Transport } from "../transports/transport.ts";
+import type { Root } from "./client_requests.ts";
+import type { ClientDescription, ClientRequestOptions } from "./context.ts";
+import type { Icon } from "./lifecycle.ts";
+import type { PromptArgument, PromptDefinition } from "./prompts.ts";
+import type { ResourceDefinition } from "./resources.ts";
+import type { ResourceTemplateDefinition } from "./templates.ts";
+import type { ToolDefinition } from "./tools.ts";
+
+/** Options of {@linkcode createServer}. */
+export interface ServerOptions {
+  /** The server's programmatic name, sent as `serverInfo.name`. */
+  name: string;
+  /** The server's version, sent as `serverInfo.version`. */
+  version: string;
+  /** A human-readable name, sent as `serverInfo.title`. */
+  title?: string;
+  /** What the server does, sent as `serverInfo.description` (revision 2025-11-25). */
+  description?: string;
+  /** Icons for the server, sent as `serverInfo.icons` (revision 2025-11-25). */
+  icons?: readonly Icon[];
+  /** The server's home page, sent as `serverInfo.websiteUrl` (revision 2025-11-25). */
+  websiteUrl?: string;
+  /** Guidance for the model on how to use this server, sent at `initialize`. */
+  instructions?: string;
+  /** Tools to register now (more can be added with `server.tool()`). */
+  tools?: readonly ToolDefinition[];
+  /** Resources to register now. */
+  resources?: readonly ResourceDefinition[];
+  /** Resource templates to register now. */
+  resourceTemplates?: readonly ResourceTemplateDefinition[];
+  /** Prompts to register now. */
+  prompts?: readonly PromptDefinition[];
+  /** The Streamable HTTP endpoint's options, for `server.fetch()` and `serveHttp()`. */
+  http?: HttpOptions;
+  /** Guardrails, run in the fixed pipeline order whatever their order here. */
+  guardrails?: readonly Guardrail[];
+  /**
+   * The principal guardrails decide about, for sessions that don't name one
+   * in `connect()`. The client's `clientInfo` is never used for this: a client
+   * could claim any name.
+   */
+  principal?: string;
+  /**
+   * Items per page of tools/list, resources/list, resources/templates/list
+   * and prompts/list; undefined sends every item at once.
+   */
+  pageSize?: number;
+  /**
+   * How long requests to the client (sampling, elicitation, roots) wait for
+   * an answer.
+   * @default {60000}
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Where diagnostics go: skipped lines, internal errors with their stacks.
+   * @default {console.error}, i.e. stderr
+   */
+  log?: (message: string) => void;
+  /**
+   * How long in-flight requests may finish after the client closes the
+   * stream, before they are aborted.
+   * @default {5000}
+   */
+  shutdownGraceMs?: number;
+}
+
+/** Options of `server.connect()`. */
+export interface ConnectOptions {
+  /** The principal of this session; overrides the server's `principal`. */
+  principal?: string;
+}
+
+/** A connected client, as `onRootsListChanged` listeners see it. */
+export interface ClientSession {
+  /** What the client said about itself. */
+  readonly client: ClientDescription;
+  /** The session's principal. */
+  readonly principal: string | undefined;
+  /** Asks the client for its current roots. */
+  roots(options?: ClientRequestOptions): Promise<Root[]>;
+}
+
+/** What `server.remove()` can remove. */
+export type ItemType = "tool" | "resource" | "resourceTemplate" | "prompt";
+
+/**
+ * An MCP server: register tools, resources and prompts, then `connect()` it
+ * to a transport, or call `handle()` directly.
+ */
+export interface Server {
+  /** Registers a tool; its handler's argument type comes from the schema literal. */
+  tool<const S extends ObjectSchema, const O extends ObjectSchema | undefined = undefined>(
+    definition: ToolDefinition<S, O>,
+  ): void;
+  /** Registers a resource. */
+  resource(definition: ResourceDefinition): void;
+  /** Registers a resource template such as `orders://{id}`. */
+  resourceTemplate(definition: ResourceTemplateDefinition): void;
+  /** Registers a prompt; its `get` argument type comes from the argument list. */
+  prompt<const A extends readonly PromptArgument[] = readonly []>(
+    definition: PromptDefinition<A>,
+  ): void;
+  /**
+   * Removes a tool or prompt (by name), a resource (by URI) or a template (by
+   * its template string); false when there was none. Live sessions are told
+   * the list changed.
+   */
+  remove(type: ItemType, key: string): boolean;
+  /** Tells the sessions subscribed to `uri` (and allowed to see it) that it changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Calls `listener` whenever a client says its roots changed; returns the unsubscribe function. */
+  onRootsListChanged(listener: (session: ClientSession) => void): () => void;
+  /**
+   * Handles one parsed JSON-RPC message (or batch) on the server's embedded
+   * session and resolves to the reply, or undefined when none is due. The
+   * embedded session has no way back to the client, so handlers there cannot
+   * log, report progress or make requests of the client.
+   */
+  handle(message: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+  /**
+   * Answers one Streamable HTTP request for the endpoint (`options.http`):
+   * a web-standard fetch handler, so the server runs under `Deno.serve`,
+   * Deno Deploy, Hono, Bun or any fetch-style host.
+   */
+  fetch(request: Request): Promise<Response>;
+  /** Serves one session over `transport`; resolves when the session has ended. */
+  connect(transport: Transport, options?: ConnectOptions): Promise<void>;
+  /** Aborts in-flight handlers, ends every session, and flushes guardrails (the audit log). */
+  close(): Promise<void>;
+}
