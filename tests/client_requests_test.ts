@@ -10,32 +10,14 @@ import {
   ClientRequestError,
   type ClientSession,
   createGuardrails,
-  createServer,
   defineTool,
   type ElicitSchema,
   MissingCapabilityError,
   RpcError,
   type SamplingRequest,
-  type Server,
-  type ServerOptions,
 } from "../mod.ts";
-import { captureLog, request, resultOf } from "./helpers.ts";
-
-import { connectPeer, isRecord, type Message } from "./peer.ts";
-
-function testServer(extra: Partial<ServerOptions> = {}): Server {
-  return createServer({ name: "features", version: "1.0.0", log: captureLog().log, ...extra });
-}
-
-function textOf(reply: Message): string {
-  const [block] = (resultOf(reply).content ?? []) as unknown[];
-  if (!isRecord(block) || typeof block.text !== "string") {
-    throw new Error(`Expected one text block, got ${JSON.stringify(reply)}`);
-  }
-  return block.text;
-}
-
-const EMPTY = { type: "object", properties: {} } as const;
+import { captureLog, isRecord, request, resultOf } from "./helpers.ts";
+import { connectPeer, EMPTY, testServer, textOf } from "./peer.ts";
 
 /** What a handler's rejection looked like, as text the test can compare. */
 function describe(error: unknown): string {

@@ -7,34 +7,17 @@
  */
 
 import assert from "node:assert/strict";
+import { isRecord, resultOf, within } from "./helpers.ts";
+import { ROOT, type ServerProcess, spawnServer } from "./subprocess.ts";
 
-const ROOT = new URL("..", import.meta.url);
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** The note on ORD-2 holds this partner API key; the policy's ODK rule masks it. */
 const ODK_KEY = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";
 const MASK = "[REDACTED]";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Resolves as `promise` does, or rejects once `ms` have passed. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The `deno run` arguments of a task in deno.json, so the test runs exactly what the task runs. */
 async function taskArgs(task: string): Promise<string[]> {
-  const config: unknown = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const config: unknown = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   assert.ok(isRecord(config) && isRecord(config.tasks));
   const command = config.tasks[task];
   assert.equal(typeof command, "string");
@@ -43,108 +26,9 @@ async function taskArgs(task: string): Promise<string[]> {
   return args;
 }
 
-/** Collects a byte stream as lines, handing each to `onLine` as it arrives. */
-function lines(
-  stream: ReadableStream<Uint8Array>,
-  onLine: (line: string) => void = () => {},
-): { all: string[]; done: Promise<void> } {
-  const all: string[] = [];
-  const take = (line: string) => {
-    all.push(line);
-    onLine(line);
-  };
-  const done = (async () => {
-    let rest = "";
-    for await (const chunk of stream) {
-      const parts = (rest + decoder.decode(chunk, { stream: true })).split("\n");
-      rest = parts.pop() ?? "";
-      parts.forEach(take);
-    }
-    if (rest !== "") take(rest);
-  })();
-  return { all, done };
-}
-
-/** The example as a child process, with a minimal JSON-RPC client over its pipes. */
-function spawnDesk(args: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const waiting = new Map<number, (reply: Record<string, unknown>) => void>();
-  const stdout = lines(child.stdout, (line) => {
-    let reply: unknown;
-    try {
-      reply = JSON.parse(line);
-    } catch {
-      return; // reported by the framing checks
-    }
-    if (isRecord(reply) && typeof reply.id === "number") {
-      waiting.get(reply.id)?.(reply);
-      waiting.delete(reply.id);
-    }
-  });
-  const stderr = lines(child.stderr);
-  let exited = false;
-  const status = child.status.then((status) => {
-    exited = true;
-    return status;
-  });
-  let nextId = 1;
-  let requests = 0;
-
-  const send = (message: unknown): Promise<void> =>
-    writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
-  const call = async (method: string, params?: Record<string, unknown>) => {
-    const id = nextId++;
-    requests++;
-    const reply = new Promise<Record<string, unknown>>((resolve) => waiting.set(id, resolve));
-    await send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
-    return await within(reply, 10_000, `the reply to ${method} (id ${id})`);
-  };
-  const initialize = async () => {
-    const reply = await call("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "guarded-test", version: "1.0.0" },
-    });
-    assert.ok(isRecord(reply.result), JSON.stringify(reply));
-    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  };
-  /** Kills the child if it still runs and waits for every pipe, so nothing leaks. */
-  const cleanUp = async (): Promise<void> => {
-    await writer.close().catch(() => {});
-    if (!exited) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // It exited between the check and the kill.
-      }
-    }
-    await status;
-    await Promise.allSettled([stdout.done, stderr.done]);
-  };
-  return {
-    child,
-    call,
-    initialize,
-    closeInput: () => writer.close(),
-    status,
-    stdout: stdout.all,
-    stderr: stderr.all,
-    pipesDone: () => Promise.all([stdout.done, stderr.done]),
-    requests: () => requests,
-    cleanUp,
-  };
-}
-
-function resultOf(reply: Record<string, unknown>): Record<string, unknown> {
-  assert.ok(isRecord(reply.result), `expected a result, got ${JSON.stringify(reply)}`);
-  return reply.result;
+/** The order desk as a child process run with `args`, with a JSON-RPC client over its pipes. */
+function spawnDesk(args: string[]): ServerProcess {
+  return spawnServer(args, { clientName: "guarded-test" });
 }
 
 function errorOf(reply: Record<string, unknown>): Record<string, unknown> {
@@ -359,7 +243,7 @@ async function fileLines(path: string): Promise<Record<string, unknown>[]> {
 }
 
 /** Three guarded calls with different outcomes. */
-async function threeCalls(desk: ReturnType<typeof spawnDesk>): Promise<void> {
+async function threeCalls(desk: ServerProcess): Promise<void> {
   await desk.initialize();
   await desk.call("tools/call", { name: "get_order", arguments: { order_id: "ORD-1" } });
   await desk.call("tools/call", { name: "cancel_order", arguments: { order_id: "ORD-1" } });

@@ -25,7 +25,7 @@ import {
   type Server,
   type ServerOptions,
 } from "../mod.ts";
-import { captureLog, errorOf, initialize, request, resultOf } from "./helpers.ts";
+import { captureLog, errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
 
 /** The order desk's own API key format, masked by a custom rule: "ODK-" and 24+ letters or digits. */
 const ODK_RULE = "ODK-[A-Za-z0-9]{24,}";
@@ -47,10 +47,6 @@ function memorySink(): { sink: AuditSink; entries: AuditEntry[] } {
   const entries: AuditEntry[] = [];
   const sink = callbackAuditSink((entry) => void entries.push(entry));
   return { sink, entries };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The text of a tool result's first content block. */

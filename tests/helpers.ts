@@ -1,4 +1,7 @@
-/** Shared test fixtures: a small server and a few message builders. */
+/**
+ * Shared test fixtures: a small server, a few message builders, reply readers,
+ * and the `isRecord()` guard and `within()` timeout every test file uses.
+ */
 
 import {
   createServer,
@@ -35,15 +38,9 @@ export function captureLog(): { lines: string[]; log: (message: string) => void 
   return { lines, log: (message) => lines.push(message) };
 }
 
-/** A server with one of each kind, diagnostics captured into `lines`. */
-export function fixtureServer(
-  extra: Partial<ServerOptions> = {},
-): { server: Server; lines: string[] } {
-  const { lines, log } = captureLog();
-  const server = createServer({
-    name: "fixture",
-    version: "1.2.3",
-    log,
+/** A fresh `echo` tool (it returns its `text`) and `test://hello` resource, for fixture servers. */
+export function echoFixtures(): Required<Pick<ServerOptions, "tools" | "resources">> {
+  return {
     tools: [
       defineTool({
         name: "echo",
@@ -57,14 +54,41 @@ export function fixtureServer(
       }),
     ],
     resources: [{ uri: "test://hello", name: "hello", read: () => "hello" }],
+  };
+}
+
+/** A server with one of each kind, diagnostics captured into `lines`. */
+export function fixtureServer(
+  extra: Partial<ServerOptions> = {},
+): { server: Server; lines: string[] } {
+  const { lines, log } = captureLog();
+  const server = createServer({
+    name: "fixture",
+    version: "1.2.3",
+    log,
+    ...echoFixtures(),
     prompts: [{ name: "greet", description: "Greets", get: () => "Say hello" }],
     ...extra,
   });
   return { server, lines };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (not null, not an array), so its keys can be read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Resolves as `promise` does, or rejects once `ms` have passed; the timer never outlives it. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The `result` of a success reply; throws when `reply` is anything else. */

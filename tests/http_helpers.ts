@@ -5,14 +5,16 @@
  */
 
 import assert from "node:assert/strict";
+import { createServer, type HttpOptions, type Server, type ServerOptions } from "../mod.ts";
 import {
-  createServer,
-  defineTool,
-  type HttpOptions,
-  type Server,
-  type ServerOptions,
-} from "../mod.ts";
-import { captureLog, request } from "./helpers.ts";
+  captureLog,
+  echoFixtures,
+  errorOf,
+  isRecord,
+  request,
+  resultOf,
+  within,
+} from "./helpers.ts";
 
 /** Where the tests send their requests; `localhost` passes the default Host check. */
 export const ENDPOINT = "http://localhost/mcp";
@@ -71,27 +73,11 @@ export function httpServer(
     name: "http-fixture",
     version: "1.0.0",
     log,
-    tools: [
-      defineTool({
-        name: "echo",
-        description: "Echoes its text",
-        inputSchema: {
-          type: "object",
-          properties: { text: { type: "string" } },
-          required: ["text"],
-        },
-        handler: ({ text }) => text,
-      }),
-    ],
-    resources: [{ uri: "test://hello", name: "hello", read: () => "hello" }],
+    ...echoFixtures(),
     ...extra,
     http: { keepAliveMs: 0, ...http },
   });
   return { server, lines };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The JSON body of a response, checked to be an object. */
@@ -105,8 +91,7 @@ export async function jsonOf(response: Response): Promise<Record<string, unknown
 export async function rpcErrorCode(response: Response): Promise<number> {
   const body = await jsonOf(response);
   assert.equal(body.id, null);
-  assert.ok(isRecord(body.error) && typeof body.error.code === "number");
-  return body.error.code;
+  return errorOf(body).code;
 }
 
 /** One parsed SSE event. */
@@ -136,19 +121,6 @@ function parseEvent(block: string): SseEvent | undefined {
   if (fields === 0) return undefined; // a comment (keep-alive) only
   event.data = data.join("\n");
   return event;
-}
-
-/** Resolves as `promise` does, or rejects once `ms` have passed; the timer never outlives it. */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Reads an SSE response one event at a time. */
@@ -250,7 +222,7 @@ export async function openSession(
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("content-type"), "application/json");
   const reply = await jsonOf(response);
-  assert.ok(isRecord(reply.result) && reply.result.protocolVersion === version);
+  assert.equal(resultOf(reply).protocolVersion, version);
   const id = response.headers.get("mcp-session-id");
   assert.ok(id !== null, "initialize issues an Mcp-Session-Id");
   const headers = (): HeaderPatch => ({

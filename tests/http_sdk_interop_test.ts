@@ -6,20 +6,14 @@
  */
 
 import assert from "node:assert/strict";
-// The SDK's "./*" export maps types to "./dist/esm/*.d.ts", so "client/index.js" would look for
-// "index.js.d.ts" and come out untyped (`any`); the extensionless names find the real types.
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+import { createServer, defineTool, serveHttp } from "../mod.ts";
+import { captureLog, within } from "./helpers.ts";
 import {
+  Client,
   CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { createServer, defineTool, serveHttp } from "../mod.ts";
-import { captureLog } from "./helpers.ts";
-import { within } from "./http_helpers.ts";
+  StreamableHTTPClientTransport,
+} from "./sdk.ts";
 
 const NO_ARGS = { type: "object", properties: {} } as const;
 

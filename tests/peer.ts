@@ -1,13 +1,29 @@
-/** A raw JSON-RPC client on one end of a memory pair, for tests that drive a live session. */
+/**
+ * A raw JSON-RPC client on one end of a memory pair, for tests that drive a
+ * live session, with the small server and reply reader those tests share.
+ */
 
-import { createMemoryPair, type Server } from "../mod.ts";
-import { request, resultOf } from "./helpers.ts";
+import { createMemoryPair, createServer, type Server, type ServerOptions } from "../mod.ts";
+import { captureLog, isRecord, request, resultOf } from "./helpers.ts";
 
 export type Message = Record<string, unknown>;
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** A server named "features" with `extra` options and its diagnostics swallowed. */
+export function testServer(extra: Partial<ServerOptions> = {}): Server {
+  return createServer({ name: "features", version: "1.0.0", log: captureLog().log, ...extra });
 }
+
+/** The text of a tool-call reply's first content block; throws when there is none. */
+export function textOf(reply: Message): string {
+  const [block] = (resultOf(reply).content ?? []) as unknown[];
+  if (!isRecord(block) || typeof block.text !== "string") {
+    throw new Error(`Expected one text block, got ${JSON.stringify(reply)}`);
+  }
+  return block.text;
+}
+
+/** The input schema of a tool that takes no arguments. */
+export const EMPTY = { type: "object", properties: {} } as const;
 
 export interface Waiter {
   readonly matches: (message: Message) => boolean;

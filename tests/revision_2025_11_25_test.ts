@@ -7,16 +7,6 @@
  */
 
 import assert from "node:assert/strict";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport as SdkTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
 import {
   auditLog,
   callbackAuditSink,
@@ -30,13 +20,16 @@ import {
 } from "../mod.ts";
 import type { AuditEntry } from "../src/guardrails/audit.ts";
 import { checkElicitSchema } from "../src/server/elicitation_forms.ts";
-import { errorOf, initialize, request, resultOf } from "./helpers.ts";
+import { errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
+import {
+  Client,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  type JSONRPCMessage,
+  type SdkTransport,
+} from "./sdk.ts";
 
 type Message = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Message {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Answers a server → client request: a result, or throws for an error reply. */
 type Answer = (method: string, params: Message) => unknown;

@@ -7,17 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-// The SDK's "./*" export maps types to "./dist/esm/*.d.ts", so "client/index.js" would look for
-// "index.js.d.ts" and come out untyped (`any`); the extensionless names find the real types.
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport as SdkTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+import { createMemoryPair, createServer, defineTool, type Server, type Transport } from "../mod.ts";
+import { createOrderDesk } from "../examples/orders.ts";
+import { isRecord, within } from "./helpers.ts";
 import {
+  Client,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   type JSONRPCMessage,
@@ -25,28 +19,9 @@ import {
   LoggingMessageNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { createMemoryPair, createServer, defineTool, type Server, type Transport } from "../mod.ts";
-import { createOrderDesk } from "../examples/orders.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Resolves as `promise` does, or rejects once `ms` have passed; the timer never outlives it. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+  type SdkTransport,
+  stdioOrderDesk,
+} from "./sdk.ts";
 
 /** The text of a tool result's only block. */
 function textOf(result: unknown): string {
@@ -134,17 +109,7 @@ async function connectInProcess(
 }
 
 Deno.test("the SDK client logs, tracks progress, completes, subscribes and confirms with examples/orders.ts", async () => {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "examples/orders.ts"],
-    cwd: ROOT,
-    stderr: "pipe",
-  });
-  const stderr: string[] = [];
-  const decoder = new TextDecoder();
-  transport.stderr?.on("data", (chunk: unknown) => {
-    stderr.push(chunk instanceof Uint8Array ? decoder.decode(chunk) : String(chunk));
-  });
+  const { transport, stderr } = stdioOrderDesk();
   const client = new Client(
     { name: "warden-features-interop", version: "1.0.0" },
     { capabilities: { elicitation: {} } },

@@ -5,45 +5,11 @@
  */
 
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-// The SDK's "./*" export maps types to "./dist/esm/*.d.ts", so "client/index.js" would look for
-// "index.js.d.ts" and come out untyped (`any`); the extensionless names find the real types.
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Resolves as `promise` does, or rejects once `ms` have passed; the timer never outlives it. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { isRecord, within } from "./helpers.ts";
+import { Client, stdioOrderDesk } from "./sdk.ts";
 
 Deno.test("the official SDK client lists, calls, reads and gets from examples/orders.ts over stdio", async () => {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "examples/orders.ts"],
-    cwd: ROOT,
-    stderr: "pipe",
-  });
-  const stderr: string[] = [];
-  const decoder = new TextDecoder();
-  transport.stderr?.on("data", (chunk: unknown) => {
-    stderr.push(chunk instanceof Uint8Array ? decoder.decode(chunk) : String(chunk));
-  });
+  const { transport, stderr } = stdioOrderDesk();
   const client = new Client({ name: "warden-interop-test", version: "1.0.0" });
   try {
     await within(client.connect(transport), 15_000, "the SDK client to connect");

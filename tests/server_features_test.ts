@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import {
   createGuardrails,
-  createServer,
   defineTool,
   ErrorCode,
   type Guardrail,
@@ -17,23 +16,8 @@ import {
   type Server,
   type ServerOptions,
 } from "../mod.ts";
-import { captureLog, errorOf, resultOf } from "./helpers.ts";
-
-import { connectPeer, isRecord, type Message, type Peer } from "./peer.ts";
-
-function testServer(extra: Partial<ServerOptions> = {}): Server {
-  return createServer({ name: "features", version: "1.0.0", log: captureLog().log, ...extra });
-}
-
-function textOf(reply: Message): string {
-  const [block] = (resultOf(reply).content ?? []) as unknown[];
-  if (!isRecord(block) || typeof block.text !== "string") {
-    throw new Error(`Expected one text block, got ${JSON.stringify(reply)}`);
-  }
-  return block.text;
-}
-
-const EMPTY = { type: "object", properties: {} } as const;
+import { errorOf, isRecord, resultOf } from "./helpers.ts";
+import { connectPeer, EMPTY, type Message, type Peer, testServer, textOf } from "./peer.ts";
 
 // --- logging ---
 

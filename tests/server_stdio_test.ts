@@ -5,7 +5,14 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool, type Server, StdioTransport } from "../mod.ts";
-import { captureLog, fixtureServer, initialize, notification, request } from "./helpers.ts";
+import {
+  captureLog,
+  fixtureServer,
+  initialize,
+  isRecord,
+  notification,
+  request,
+} from "./helpers.ts";
 
 const encoder = new TextEncoder();
 
@@ -72,10 +79,6 @@ function sink(): {
     return new TextDecoder("utf-8", { fatal: true }).decode(all);
   };
   return { stream, text, closed: () => closed };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
