@@ -1,6 +1,7 @@
 /**
  * Runs the official JSON Schema Test Suite (draft2020-12) against
- * `compileSchema`.
+ * `compileSchema`, with generated code and with closures: both must give
+ * each case its verdict, and report the same violations.
  *
  * The suite's files are read from the folder named by the environment
  * variable `WARDEN_SCHEMA_SUITE` (the suite's `tests/draft2020-12`), or from
@@ -104,13 +105,16 @@ if (suite === undefined) {
         await t.step(group.description, () => {
           if (reason !== undefined) {
             assert.throws(() => compileSchema(group.schema), TypeError, reason);
+            assert.throws(() => compileSchema(group.schema, { codegen: false }), TypeError, reason);
             return;
           }
-          const validate = compileSchema(group.schema);
+          const generated = compileSchema(group.schema);
+          const closures = compileSchema(group.schema, { codegen: false });
           for (const { description, data, valid } of group.tests) {
-            const violations = validate(data);
+            const violations = generated(data);
             assert.equal(violations.length === 0, valid, description);
             for (const violation of violations) assert.match(violation.path, /^\$/, description);
+            assert.deepEqual(closures(data), violations, `${description} (closures)`);
           }
         });
       }

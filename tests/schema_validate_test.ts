@@ -1,10 +1,18 @@
 import assert from "node:assert/strict";
-import { compileSchema, type SchemaViolation } from "../src/schema/compile.ts";
+import { type CompileOptions, compileSchema, type SchemaViolation } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
 
+/** Both backends: every table below runs against each. */
+const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
+  ["generated code", { codegen: true }],
+  ["closures", { codegen: false }],
+];
+
 /** Violations as `path keyword` strings, in order: compact for tables. */
-function found(schema: JsonSchema, value: unknown): string[] {
-  return compileSchema(schema)(value).map((v: SchemaViolation) => `${v.path} ${v.keyword}`);
+function found(schema: JsonSchema, value: unknown, options: CompileOptions): string[] {
+  return compileSchema(schema, options)(value).map((v: SchemaViolation) =>
+    `${v.path} ${v.keyword}`
+  );
 }
 
 /** Parses a schema from JSON, so tables can hold schemas the type forbids. */
@@ -89,8 +97,12 @@ const KEYWORD_CASES: readonly Case[] = [
 ];
 
 Deno.test("compileSchema() applies every supported keyword", async (t) => {
-  for (const { name, schema, value, expected } of KEYWORD_CASES) {
-    await t.step(name, () => assert.deepEqual(found(schema, value), expected));
+  for (const [backend, options] of BACKENDS) {
+    for (const { name, schema, value, expected } of KEYWORD_CASES) {
+      await t.step(`${backend}: ${name}`, () => {
+        assert.deepEqual(found(schema, value, options), expected);
+      });
+    }
   }
 });
 
@@ -113,8 +125,14 @@ const ORDER = {
   additionalProperties: false,
 } as const;
 
-Deno.test("compileSchema() reports every violation with its path", () => {
-  const validate = compileSchema(ORDER);
+Deno.test("compileSchema() reports every violation with its path", async (t) => {
+  for (const [backend, options] of BACKENDS) {
+    await t.step(backend, () => reportsEveryViolation(options));
+  }
+});
+
+function reportsEveryViolation(options: CompileOptions): void {
+  const validate = compileSchema(ORDER, options);
   const value = {
     order_id: "17",
     quantity: 1.5,
@@ -142,11 +160,17 @@ Deno.test("compileSchema() reports every violation with its path", () => {
     { path: "$", keyword: "required", message: "must have required property 'order_id'" },
     { path: "$", keyword: "required", message: "must have required property 'quantity'" },
   ]);
+}
+
+Deno.test("compileSchema() writes short messages a model can act on", async (t) => {
+  for (const [backend, options] of BACKENDS) {
+    await t.step(backend, () => writesShortMessages(options));
+  }
 });
 
-Deno.test("compileSchema() writes short messages a model can act on", () => {
+function writesShortMessages(options: CompileOptions): void {
   const messages = (schema: JsonSchema, value: unknown) =>
-    compileSchema(schema)(value).map((violation) => violation.message);
+    compileSchema(schema, options)(value).map((violation) => violation.message);
   assert.deepEqual(messages({ enum: ["a", "b"] }, "c"), ['must be one of "a", "b"']);
   assert.deepEqual(messages({ const: 5 }, 4), ["must be equal to 5"]);
   assert.deepEqual(messages({ type: ["string", "null"] }, 1), ["must be string or null"]);
@@ -159,18 +183,54 @@ Deno.test("compileSchema() writes short messages a model can act on", () => {
   assert.deepEqual(messages({ oneOf: [{}, {}] }, 1), [
     "must match exactly one schema in oneOf (matches 2)",
   ]);
-});
+  assert.deepEqual(messages({ oneOf: [{ type: "string" }] }, 1), [
+    "must match exactly one schema in oneOf (matches none)",
+  ]);
+  assert.deepEqual(messages({ minItems: 2, maxProperties: 0 }, [1]), [
+    "must NOT have fewer than 2 items",
+  ]);
+  assert.deepEqual(messages({ maxProperties: 1 }, { a: 1, b: 2 }), [
+    "must NOT have more than 1 property",
+  ]);
+  assert.deepEqual(messages({ contains: { type: "string" }, minContains: 2 }, ["a"]), [
+    "must contain at least 2 items matching contains",
+  ]);
+  assert.deepEqual(messages({ prefixItems: [{}], items: false }, [1, 2]), [
+    "must NOT have more than 1 item",
+  ]);
+  assert.deepEqual(messages({ properties: { a: false } }, { a: 1 }), ["is not allowed"]);
+  assert.deepEqual(messages({ propertyNames: { maxLength: 1 } }, { ab: 1 }), [
+    "property name 'ab' is invalid",
+  ]);
+  assert.deepEqual(messages({ dependentRequired: { a: ["b"] } }, { a: 1 }), [
+    "must have property 'b' when property 'a' is present",
+  ]);
+}
 
 Deno.test("compileSchema() returns one shared frozen array for valid values", () => {
-  const validate = compileSchema(ORDER);
-  const first = validate({ order_id: "ORD-1", quantity: 2 });
-  const second = validate({ order_id: "ORD-2", quantity: 3, items: [{ name: "x" }] });
+  const [generated, closures] = BACKENDS.map(([, options]) => compileSchema(ORDER, options));
+  assert.ok(generated !== undefined && closures !== undefined);
+  const first = generated({ order_id: "ORD-1", quantity: 2 });
+  const second = generated({ order_id: "ORD-2", quantity: 3, items: [{ name: "x" }] });
   assert.equal(first.length, 0);
   assert.equal(first, second);
   assert.ok(Object.isFrozen(first));
+  // The same array from both backends and from every schema.
+  assert.equal(closures({ order_id: "ORD-1", quantity: 2 }), first);
+  assert.equal(compileSchema(true)(null), first);
+  // Failures get a fresh array each time.
+  const failure = generated({});
+  assert.notEqual(generated({}), failure);
+  assert.ok(!Object.isFrozen(failure));
 });
 
-Deno.test("compileSchema() follows recursive $refs", () => {
+Deno.test("compileSchema() follows recursive $refs", async (t) => {
+  for (const [backend, options] of BACKENDS) {
+    await t.step(backend, () => followsRecursiveRefs(options));
+  }
+});
+
+function followsRecursiveRefs(options: CompileOptions): void {
   const tree: JsonSchema = {
     $defs: {
       node: {
@@ -184,7 +244,7 @@ Deno.test("compileSchema() follows recursive $refs", () => {
     },
     $ref: "#/$defs/node",
   };
-  const validate = compileSchema(tree);
+  const validate = compileSchema(tree, options);
   assert.deepEqual(validate({ value: 1, children: [{ value: 2, children: [] }] }), []);
   assert.deepEqual(
     validate({ value: 1, children: [{ value: 2, children: [{ value: "x" }, {}] }] }).map((v) =>
@@ -193,26 +253,50 @@ Deno.test("compileSchema() follows recursive $refs", () => {
     ["$.children[0].children[0].value type", "$.children[0].children[1] required"],
   );
   const list: JsonSchema = { type: "object", properties: { next: { $ref: "#" } } };
-  assert.deepEqual(found(list, { next: { next: { next: 1 } } }), ["$.next.next.next type"]);
+  assert.deepEqual(found(list, { next: { next: { next: 1 } } }, options), [
+    "$.next.next.next type",
+  ]);
+  // Mutual recursion through anchors, with the root's own functions called back.
+  const even: JsonSchema = {
+    $defs: {
+      odd: { $anchor: "odd", type: "array", items: { $ref: "#" }, minItems: 1 },
+    },
+    anyOf: [{ type: "null" }, { $ref: "#odd" }],
+  };
+  assert.deepEqual(found(even, [[null], [[null]]], options), []);
+  assert.deepEqual(found(even, [[]], options), ["$ anyOf"]);
+}
+
+Deno.test("compileSchema() resolves pointers with escapes and anchors", async (t) => {
+  for (const [backend, options] of BACKENDS) {
+    await t.step(backend, () => resolvesPointers(options));
+  }
 });
 
-Deno.test("compileSchema() resolves pointers with escapes and anchors", () => {
+function resolvesPointers(options: CompileOptions): void {
   const schema = parsed(`{
     "$defs": { "a/b": { "type": "integer" }, "c~d": { "type": "string" }, "e%f": { "type": "null" },
                "named": { "$anchor": "item", "type": "boolean" } },
     "properties": { "slash": { "$ref": "#/$defs/a~1b" }, "tilde": { "$ref": "#/$defs/c~0d" },
                     "percent": { "$ref": "#/$defs/e%25f" }, "anchor": { "$ref": "#item" } }
   }`);
-  assert.deepEqual(found(schema, { slash: 1, tilde: "t", percent: null, anchor: true }), []);
-  assert.deepEqual(found(schema, { slash: "1", tilde: 1, percent: 0, anchor: 1 }), [
+  const valid = { slash: 1, tilde: "t", percent: null, anchor: true };
+  assert.deepEqual(found(schema, valid, options), []);
+  assert.deepEqual(found(schema, { slash: "1", tilde: 1, percent: 0, anchor: 1 }, options), [
     "$.slash type",
     "$.tilde type",
     "$.percent type",
     "$.anchor type",
   ]);
+}
+
+Deno.test("compileSchema() accepts the MCP conformance 2020-12 tool schema", async (t) => {
+  for (const [backend, options] of BACKENDS) {
+    await t.step(backend, () => acceptsConformanceSchema(options));
+  }
 });
 
-Deno.test("compileSchema() accepts the MCP conformance 2020-12 tool schema", () => {
+function acceptsConformanceSchema(options: CompileOptions): void {
   const validate = compileSchema({
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
@@ -224,13 +308,13 @@ Deno.test("compileSchema() accepts the MCP conformance 2020-12 tool schema", () 
     },
     properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
     additionalProperties: false,
-  });
+  }, options);
   assert.deepEqual(validate({ name: "Ada", address: { city: "London" } }), []);
   assert.deepEqual(validate({ address: { city: 1 }, age: 3 }).map((v) => v.path), [
     "$.address.city",
     "$",
   ]);
-});
+}
 
 // deno-fmt-ignore
 const REFUSED: readonly [string, string, RegExp][] = [
@@ -263,40 +347,47 @@ const REFUSED: readonly [string, string, RegExp][] = [
 ];
 
 Deno.test("compileSchema() refuses what it would not validate", async (t) => {
-  for (const [name, json, message] of REFUSED) {
-    await t.step(name, () => {
-      assert.throws(() => compileSchema(parsed(json)), (error: unknown) => {
-        assert.ok(error instanceof TypeError);
-        assert.match(error.message, message);
-        return true;
+  for (const [backend, options] of BACKENDS) {
+    for (const [name, json, message] of REFUSED) {
+      await t.step(`${backend}: ${name}`, () => {
+        assert.throws(() => compileSchema(parsed(json), options), (error: unknown) => {
+          assert.ok(error instanceof TypeError);
+          assert.match(error.message, message);
+          return true;
+        });
       });
-    });
+    }
   }
 });
 
 Deno.test("compileSchema() opens its errors with the label", () => {
-  assert.throws(
-    () =>
-      compileSchema(parsed('{ "type": "object", "requried": ["a"] }'), {
-        label: "Cannot register tool 'add'",
-      }),
-    new TypeError(
-      "Cannot register tool 'add': unsupported schema keyword 'requried' at # (did you mean 'required'?)",
-    ),
-  );
+  for (const [, options] of BACKENDS) {
+    assert.throws(
+      () =>
+        compileSchema(parsed('{ "type": "object", "requried": ["a"] }'), {
+          ...options,
+          label: "Cannot register tool 'add'",
+        }),
+      new TypeError(
+        "Cannot register tool 'add': unsupported schema keyword 'requried' at # (did you mean 'required'?)",
+      ),
+    );
+  }
 });
 
 Deno.test("compileSchema() refuses a schema object that contains itself", () => {
   const properties: Record<string, JsonSchema> = {};
   const schema: JsonSchema = { type: "object", properties };
   properties.self = schema;
-  assert.throws(
-    () => compileSchema(schema),
-    /the schema object contains itself .* at #\/properties\/self$/,
-  );
+  for (const [, options] of BACKENDS) {
+    assert.throws(
+      () => compileSchema(schema, options),
+      /the schema object contains itself .* at #\/properties\/self$/,
+    );
+  }
 });
 
-Deno.test("compileSchema() compiles and validates without eval or Function", () => {
+Deno.test("compileSchema() falls back to closures where new Function is refused", () => {
   const { eval: realEval, Function: RealFunction } = globalThis;
   const forbidden = () => {
     throw new Error("eval is forbidden here");
@@ -309,6 +400,28 @@ Deno.test("compileSchema() compiles and validates without eval or Function", () 
     assert.equal(validate({ order_id: 1 }).length, 2);
   } finally {
     globalThis.eval = realEval;
+    globalThis.Function = RealFunction;
+  }
+});
+
+Deno.test("compileSchema() builds code with new Function unless codegen is false", () => {
+  const RealFunction = globalThis.Function;
+  const sources: string[] = [];
+  try {
+    globalThis.Function = new Proxy(RealFunction, {
+      construct(target, args: string[]) {
+        sources.push(args.at(-1) ?? "");
+        return new target(...args);
+      },
+    });
+    const generated = compileSchema(ORDER);
+    const closures = compileSchema(ORDER, { codegen: false });
+    assert.equal(sources.length, 1);
+    assert.match(sources[0] ?? "", /function validate\(v\)/);
+    const value = { order_id: "17", items: [{ name: "" }, 3], "odd key": 1, extra: true };
+    assert.deepEqual(generated(value), closures(value));
+    assert.equal(generated(value).length, 6);
+  } finally {
     globalThis.Function = RealFunction;
   }
 });

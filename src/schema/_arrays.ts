@@ -6,7 +6,14 @@
  */
 
 import { acceptsAll, type Check, FALSE_NODE, leaf, type Node } from "./_checks.ts";
-import { findDuplicate, plural } from "./_values.ts";
+import {
+  containsMessage,
+  duplicateMessage,
+  fewerMessage,
+  maxContainsMessage,
+  moreMessage,
+} from "./_messages.ts";
+import { findDuplicate } from "./_values.ts";
 
 /** `prefixItems` and `items` together: `rest` applies after the prefix; `false` forbids it. */
 export function itemsCheck(
@@ -37,8 +44,7 @@ export function itemsCheck(
         if (node !== undefined && !node.test(item)) node.report(item, `${path}[${i}]`, out);
       });
       if (forbidsRest && items.length > restFrom) {
-        const message = `must NOT have more than ${plural(restFrom, "item")}`;
-        out.push({ path, keyword: "items", message });
+        out.push({ path, keyword: "items", message: moreMessage(restFrom, "item") });
       }
     },
   };
@@ -64,12 +70,10 @@ export function containsCheck(node: Node, min: number, max: number): Check<reado
     report: (items, path, out) => {
       const matches = count(items);
       if (matches < min) {
-        const message = `must contain at least ${plural(min, "item")} matching contains`;
-        out.push({ path, keyword: "contains", message });
+        out.push({ path, keyword: "contains", message: containsMessage(min) });
       }
       if (matches > max) {
-        const message = `must contain at most ${plural(max, "item")} matching contains`;
-        out.push({ path, keyword: "maxContains", message });
+        out.push({ path, keyword: "maxContains", message: maxContainsMessage(max) });
       }
     },
   };
@@ -77,20 +81,18 @@ export function containsCheck(node: Node, min: number, max: number): Check<reado
 
 /** `minItems`. */
 export function minItemsCheck(limit: number): Check<readonly unknown[]> {
-  const message = `must NOT have fewer than ${plural(limit, "item")}`;
-  return leaf("minItems", message, (items) => items.length >= limit);
+  return leaf("minItems", fewerMessage(limit, "item"), (items) => items.length >= limit);
 }
 
 /** `maxItems`. */
 export function maxItemsCheck(limit: number): Check<readonly unknown[]> {
-  const message = `must NOT have more than ${plural(limit, "item")}`;
-  return leaf("maxItems", message, (items) => items.length <= limit);
+  return leaf("maxItems", moreMessage(limit, "item"), (items) => items.length <= limit);
 }
 
 /** `uniqueItems: true`. */
 export function uniqueItemsCheck(): Check<readonly unknown[]> {
   return leaf("uniqueItems", (items) => {
     const [i, j] = findDuplicate(items) ?? [0, 0];
-    return `must NOT have duplicate items (items ${i} and ${j} are equal)`;
+    return duplicateMessage(i, j);
   }, (items) => findDuplicate(items) === undefined);
 }

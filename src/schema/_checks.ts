@@ -10,6 +10,7 @@
 
 import type { SchemaViolation } from "./compile.ts";
 import type { JsonTypeName } from "./types.ts";
+import { FALSE_MESSAGE } from "./_messages.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
 /** Whether a value passes. */
@@ -42,7 +43,7 @@ export const TRUE_NODE: Node = { test: pass, report: () => {} };
 export const FALSE_NODE: Node = {
   test: () => false,
   report: (_value, path, out) => {
-    out.push({ path, keyword: "false", message: "is not allowed" });
+    out.push({ path, keyword: "false", message: FALSE_MESSAGE });
   },
 };
 

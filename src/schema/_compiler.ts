@@ -1,20 +1,17 @@
 /**
- * Walks a schema once and builds its tree of checks: refuses unknown
- * keywords and malformed values, resolves local `$ref`s after the walk (so
- * recursive schemas terminate), and refuses `$ref` loops that would never
- * reach into the value.
+ * Walks a schema once and builds its tree of rules (`_tree.ts`): refuses
+ * unknown keywords and malformed values, resolves local `$ref`s after the
+ * walk (so recursive schemas terminate), and refuses `$ref` loops that
+ * would never reach into the value. The backends turn the tree into code.
  *
  * @module
  */
 
-import { type CheckGroups, FALSE_NODE, fillNode, type Node, TRUE_NODE } from "./_checks.ts";
-import * as arrays from "./_arrays.ts";
-import * as keywords from "./_keywords.ts";
-import * as objects from "./_objects.ts";
 import { pointerToken, type ReaderHost, SchemaReader } from "./_reader.ts";
+import { emptyNode, type RefRule, type Schema, type SchemaNode } from "./_tree.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
-/** Keywords that validate (or hold schemas), handled in `#checks`. */
+/** Keywords that validate (or hold schemas), handled in `#fill`. */
 // deno-fmt-ignore
 const VALIDATION: ReadonlySet<string> = new Set([
   "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
@@ -43,13 +40,9 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 interface PendingRef {
   readonly ref: string;
   readonly location: string;
-  readonly owner: Node;
-  readonly target: Node;
+  readonly owner: SchemaNode;
+  readonly rule: RefRule;
 }
-
-const unresolved = (): never => {
-  throw new Error("Cannot validate: a $ref was used before it was resolved");
-};
 
 /** Compiles one root schema; use once. */
 export class SchemaCompiler implements ReaderHost {
@@ -57,12 +50,12 @@ export class SchemaCompiler implements ReaderHost {
   readonly #root: unknown;
   /** The root's `$id` without a trailing `#`: refs may start with it. */
   readonly #rootId: string | undefined;
-  readonly #nodes = new Map<JsonObject, Node>();
+  readonly #nodes = new Map<JsonObject, SchemaNode>();
   readonly #inProgress = new Set<JsonObject>();
-  readonly #locations = new Map<Node, string>();
-  /** The nodes each node applies to the same value: applicators and `$ref`s. */
-  readonly #sameValue = new Map<Node, Node[]>();
-  readonly #anchors = new Map<string, Node>();
+  readonly #locations = new Map<Schema, string>();
+  /** The schemas each node applies to the same value: applicators and `$ref`s. */
+  readonly #sameValue = new Map<Schema, Schema[]>();
+  readonly #anchors = new Map<string, SchemaNode>();
   readonly #pending: PendingRef[] = [];
 
   constructor(root: unknown, label: string) {
@@ -73,7 +66,7 @@ export class SchemaCompiler implements ReaderHost {
   }
 
   /** Compiles the root and everything it references. */
-  compileRoot(): Node {
+  compileRoot(): Schema {
     const root = this.compile(this.#root, "#");
     this.#resolveRefs();
     this.#rejectLoops();
@@ -84,21 +77,20 @@ export class SchemaCompiler implements ReaderHost {
     throw new TypeError(`${this.#label}: ${detail} at ${location}${hint}`);
   }
 
-  compile(schema: unknown, location: string, owner?: Node, sameValue = false): Node {
+  compile(schema: unknown, location: string, owner?: SchemaNode, sameValue = false): Schema {
     const node = this.#compileSchema(schema, location);
     if (owner !== undefined && sameValue) this.#link(owner, node);
     return node;
   }
 
-  #link(owner: Node, node: Node): void {
+  #link(owner: SchemaNode, node: Schema): void {
     const next = this.#sameValue.get(owner);
     if (next === undefined) this.#sameValue.set(owner, [node]);
     else next.push(node);
   }
 
-  #compileSchema(schema: unknown, location: string): Node {
-    if (schema === true) return TRUE_NODE;
-    if (schema === false) return FALSE_NODE;
+  #compileSchema(schema: unknown, location: string): Schema {
+    if (typeof schema === "boolean") return schema;
     if (!isJsonObject(schema)) {
       return this.fail(location, "a schema must be an object or a boolean");
     }
@@ -109,12 +101,12 @@ export class SchemaCompiler implements ReaderHost {
       }
       return known;
     }
-    const node: Node = { test: unresolved, report: unresolved };
+    const node = emptyNode();
     this.#nodes.set(schema, node);
     this.#locations.set(node, location);
     this.#inProgress.add(schema);
     this.#checkKeys(schema, location);
-    fillNode(node, this.#checks(new SchemaReader(this, schema, location, node)));
+    this.#fill(new SchemaReader(this, schema, location, node));
     this.#inProgress.delete(schema);
     return node;
   }
@@ -136,52 +128,44 @@ export class SchemaCompiler implements ReaderHost {
     }
   }
 
-  #checks(read: SchemaReader): CheckGroups {
-    const types = read.types();
-    const groups: CheckGroups = {
-      type: types === undefined ? undefined : keywords.typeCheck(types),
-      only: types?.length === 1 ? types[0] : undefined,
-      any: [],
-      string: [],
-      number: [],
-      array: [],
-      object: [],
-    };
-    this.#anyChecks(read, groups);
-    for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
-      const limit = read.number(key);
-      if (limit !== undefined) groups.number.push(keywords.boundCheck(key, limit));
+  #fill(read: SchemaReader): void {
+    const node = read.node;
+    node.types = read.types();
+    this.#anyRules(read);
+    for (const keyword of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
+      const limit = read.number(keyword);
+      if (limit !== undefined) node.number.push({ kind: "bound", keyword, limit });
     }
     const divisor = read.number("multipleOf");
     if (divisor !== undefined && divisor <= 0) read.refuse("multipleOf", "a number greater than 0");
-    if (divisor !== undefined) groups.number.push(keywords.multipleOfCheck(divisor));
+    if (divisor !== undefined) node.number.push({ kind: "multipleOf", divisor });
     const minLength = read.count("minLength");
     if (minLength !== undefined && minLength > 0) {
-      groups.string.push(keywords.minLengthCheck(minLength));
+      node.string.push({ kind: "minLength", limit: minLength });
     }
     const maxLength = read.count("maxLength");
-    if (maxLength !== undefined) groups.string.push(keywords.maxLengthCheck(maxLength));
+    if (maxLength !== undefined) node.string.push({ kind: "maxLength", limit: maxLength });
     const pattern = read.string("pattern");
     if (pattern !== undefined) {
-      groups.string.push(keywords.patternCheck(pattern, read.regex("pattern", pattern)));
+      node.string.push({ kind: "pattern", source: pattern, regex: read.regex("pattern", pattern) });
     }
-    this.#arrayChecks(read, groups);
-    this.#objectChecks(read, groups);
+    this.#arrayRules(read);
+    this.#objectRules(read);
     // Containers: compiled so that their schemas are checked too.
     read.subschemaMap("$defs");
     read.subschemaMap("definitions");
-    return groups;
   }
 
-  #anyChecks(read: SchemaReader, { any }: CheckGroups): void {
-    if (read.has("const")) any.push(keywords.constCheck(read.schema.const));
+  #anyRules(read: SchemaReader): void {
+    const { any } = read.node;
+    if (read.has("const")) any.push({ kind: "const", value: read.schema.const });
     const members = read.array("enum");
-    if (members !== undefined) any.push(keywords.enumCheck(members));
+    if (members !== undefined) any.push({ kind: "enum", members });
     const ref = read.string("$ref");
     if (ref !== undefined) {
-      const target: Node = { test: unresolved, report: unresolved };
-      this.#pending.push({ ref, location: read.at("$ref"), owner: read.node, target });
-      any.push(keywords.refCheck(target));
+      const rule: RefRule = { kind: "ref", target: undefined };
+      this.#pending.push({ ref, location: read.at("$ref"), owner: read.node, rule });
+      any.push(rule);
     }
     const anchor = read.string("$anchor");
     if (anchor !== undefined) {
@@ -189,66 +173,77 @@ export class SchemaCompiler implements ReaderHost {
       if (this.#anchors.has(anchor)) this.fail(read.location, `duplicate $anchor '${anchor}'`);
       this.#anchors.set(anchor, read.node);
     }
-    const allOf = read.subschemas("allOf", true);
-    if (allOf !== undefined) any.push(keywords.allOfCheck(allOf));
-    const anyOf = read.subschemas("anyOf", true);
-    if (anyOf !== undefined) any.push(keywords.anyOfCheck(anyOf));
-    const oneOf = read.subschemas("oneOf", true);
-    if (oneOf !== undefined) any.push(keywords.oneOfCheck(oneOf));
+    for (const kind of ["allOf", "anyOf", "oneOf"] as const) {
+      const schemas = read.subschemas(kind, true);
+      if (schemas !== undefined) any.push({ kind, schemas });
+    }
     const not = read.subschema("not", true);
-    if (not !== undefined) any.push(keywords.notCheck(not));
+    if (not !== undefined) any.push({ kind: "not", schema: not });
     const condition = read.subschema("if", true);
     const then = read.subschema("then", condition !== undefined);
     const otherwise = read.subschema("else", condition !== undefined);
     // Without `if`, `then` and `else` do nothing (they are still compiled, to be checked).
     if (condition !== undefined && (then !== undefined || otherwise !== undefined)) {
-      any.push(keywords.conditionalCheck(condition, then, otherwise));
+      any.push({ kind: "if", condition, then, otherwise });
     }
   }
 
-  #arrayChecks(read: SchemaReader, { array }: CheckGroups): void {
+  #arrayRules(read: SchemaReader): void {
+    const { array } = read.node;
     const prefix = read.subschemas("prefixItems");
-    const items = read.subschema("items");
-    if (prefix !== undefined || items !== undefined) {
-      array.push(arrays.itemsCheck(prefix ?? [], items));
+    const rest = read.subschema("items");
+    if (prefix !== undefined || rest !== undefined) {
+      array.push({ kind: "items", prefix: prefix ?? [], rest });
     }
-    const contains = read.subschema("contains");
-    const minContains = read.count("minContains") ?? 1;
-    const maxContains = read.count("maxContains") ?? Infinity;
-    if (contains !== undefined && (minContains > 0 || maxContains < Infinity)) {
-      array.push(arrays.containsCheck(contains, minContains, maxContains));
+    const schema = read.subschema("contains");
+    const min = read.count("minContains") ?? 1;
+    const max = read.count("maxContains") ?? Infinity;
+    if (schema !== undefined && (min > 0 || max < Infinity)) {
+      array.push({ kind: "contains", schema, min, max });
     }
     const minItems = read.count("minItems");
-    if (minItems !== undefined && minItems > 0) array.push(arrays.minItemsCheck(minItems));
+    if (minItems !== undefined && minItems > 0) array.push({ kind: "minItems", limit: minItems });
     const maxItems = read.count("maxItems");
-    if (maxItems !== undefined) array.push(arrays.maxItemsCheck(maxItems));
-    if (read.boolean("uniqueItems") === true) array.push(arrays.uniqueItemsCheck());
+    if (maxItems !== undefined) array.push({ kind: "maxItems", limit: maxItems });
+    if (read.boolean("uniqueItems") === true) array.push({ kind: "uniqueItems" });
   }
 
-  #objectChecks(read: SchemaReader, { object }: CheckGroups): void {
-    const properties = read.subschemaMap("properties") ?? [];
-    const required = read.strings("required") ?? [];
-    const patterns = (read.subschemaMap("patternProperties") ?? []).map(([source, node]) => ({
-      pattern: read.regex("patternProperties", source, read.at("patternProperties", source)),
-      node,
+  #objectRules(read: SchemaReader): void {
+    const { object } = read.node;
+    const properties = read.subschemaMap("properties");
+    const required = read.strings("required");
+    const patterns = read.subschemaMap("patternProperties")?.map(([source, schema]) => ({
+      source,
+      regex: read.regex("patternProperties", source, read.at("patternProperties", source)),
+      schema,
     }));
     const additional = read.subschema("additionalProperties");
     const names = read.subschema("propertyNames");
-    const keys = objects.keysCheck({ properties, required, patterns, additional, names });
-    if (keys !== undefined) object.push(keys);
+    const anyKeys = properties !== undefined || required !== undefined ||
+      patterns !== undefined || additional !== undefined || names !== undefined;
+    if (anyKeys) {
+      object.push({
+        kind: "keys",
+        properties: properties ?? [],
+        required: required ?? [],
+        patterns: patterns ?? [],
+        additional,
+        names,
+      });
+    }
     const minProperties = read.count("minProperties");
     if (minProperties !== undefined && minProperties > 0) {
-      object.push(objects.minPropertiesCheck(minProperties));
+      object.push({ kind: "minProperties", limit: minProperties });
     }
     const maxProperties = read.count("maxProperties");
-    if (maxProperties !== undefined) object.push(objects.maxPropertiesCheck(maxProperties));
+    if (maxProperties !== undefined) object.push({ kind: "maxProperties", limit: maxProperties });
     const dependentRequired = read.stringListMap("dependentRequired");
     if (dependentRequired !== undefined && dependentRequired.length > 0) {
-      object.push(objects.dependentRequiredCheck(dependentRequired));
+      object.push({ kind: "dependentRequired", rules: dependentRequired });
     }
     const dependentSchemas = read.subschemaMap("dependentSchemas", true);
     if (dependentSchemas !== undefined && dependentSchemas.length > 0) {
-      object.push(objects.dependentSchemasCheck(dependentSchemas));
+      object.push({ kind: "dependentSchemas", rules: dependentSchemas });
     }
   }
 
@@ -272,9 +267,8 @@ export class SchemaCompiler implements ReaderHost {
     }
   }
 
-  #bind({ owner, target }: PendingRef, node: Node): void {
-    target.test = node.test;
-    target.report = node.report;
+  #bind({ owner, rule }: PendingRef, node: Schema): void {
+    rule.target = node;
     this.#link(owner, node);
   }
 
@@ -315,9 +309,9 @@ export class SchemaCompiler implements ReaderHost {
 
   /** Refuses a cycle of `$ref`s and applicators that never moves into the value. */
   #rejectLoops(): void {
-    const done = new Set<Node>();
-    const active = new Set<Node>();
-    const visit = (node: Node): void => {
+    const done = new Set<Schema>();
+    const active = new Set<Schema>();
+    const visit = (node: Schema): void => {
       active.add(node);
       for (const next of this.#sameValue.get(node) ?? []) {
         if (active.has(next)) {

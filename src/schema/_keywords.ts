@@ -14,13 +14,20 @@
 import type { JsonTypeName } from "./types.ts";
 import { type Check, leaf, type Node, type Test } from "./_checks.ts";
 import {
-  codePointLength,
-  isJsonObject,
-  isMultipleOf,
-  jsonEqual,
-  plural,
-  preview,
-} from "./_values.ts";
+  ANY_OF_MESSAGE,
+  boundMessage,
+  constMessage,
+  enumMessage,
+  fewerMessage,
+  moreMessage,
+  multipleOfMessage,
+  NOT_MESSAGE,
+  oneOfMessage,
+  patternMessage,
+  typeMessage,
+} from "./_messages.ts";
+import type { BoundKeyword } from "./_tree.ts";
+import { codePointLength, isJsonObject, isMultipleOf, jsonEqual } from "./_values.ts";
 
 const TYPE_TESTS: Readonly<Record<JsonTypeName, Test<unknown>>> = {
   string: (value) => typeof value === "string",
@@ -44,7 +51,7 @@ export function typeCheck(types: readonly JsonTypeName[]): Check<unknown> {
     }
     return false;
   };
-  return leaf("type", `must be ${types.join(" or ")}`, test);
+  return leaf("type", typeMessage(types), test);
 }
 
 /** `enum`: primitives are looked up in a set, objects and arrays compared deeply. */
@@ -55,9 +62,7 @@ export function enumCheck(members: readonly unknown[]): Check<unknown> {
     if (typeof member === "object" && member !== null) composites.push(member);
     else primitives.add(member);
   }
-  const shown = members.slice(0, 10).map(preview).join(", ");
-  const more = members.length > 10 ? `, ... (${members.length - 10} more)` : "";
-  return leaf("enum", `must be one of ${shown}${more}`, (value) => {
+  return leaf("enum", enumMessage(members), (value) => {
     if (typeof value !== "object" || value === null) return primitives.has(value);
     for (let i = 0; i < composites.length; i++) {
       if (jsonEqual(composites[i], value)) return true;
@@ -71,7 +76,7 @@ export function constCheck(expected: unknown): Check<unknown> {
   const test: Test<unknown> = typeof expected === "object" && expected !== null
     ? (value) => jsonEqual(expected, value)
     : (value) => value === expected;
-  return leaf("const", `must be equal to ${preview(expected)}`, test);
+  return leaf("const", constMessage(expected), test);
 }
 
 /** `$ref`: defers to `target`, which may be filled in after this check is built. */
@@ -101,7 +106,7 @@ export function allOfCheck(nodes: readonly Node[]): Check<unknown> {
 
 /** `anyOf`: at least one subschema must match. */
 export function anyOfCheck(nodes: readonly Node[]): Check<unknown> {
-  return leaf("anyOf", "must match at least one schema in anyOf", (value) => {
+  return leaf("anyOf", ANY_OF_MESSAGE, (value) => {
     for (let i = 0; i < nodes.length; i++) {
       if (nodes[i]!.test(value)) return true;
     }
@@ -119,15 +124,16 @@ function countMatches(nodes: readonly Node[], value: unknown, stopAt: number): n
 
 /** `oneOf`: exactly one subschema must match. */
 export function oneOfCheck(nodes: readonly Node[]): Check<unknown> {
-  return leaf("oneOf", (value) => {
-    const matches = countMatches(nodes, value, Infinity);
-    return `must match exactly one schema in oneOf (matches ${matches === 0 ? "none" : matches})`;
-  }, (value) => countMatches(nodes, value, 2) === 1);
+  return leaf(
+    "oneOf",
+    (value) => oneOfMessage(countMatches(nodes, value, Infinity)),
+    (value) => countMatches(nodes, value, 2) === 1,
+  );
 }
 
 /** `not`: the subschema must not match. */
 export function notCheck(node: Node): Check<unknown> {
-  return leaf("not", "must NOT match the schema in not", (value) => !node.test(value));
+  return leaf("not", NOT_MESSAGE, (value) => !node.test(value));
 }
 
 /** `if`/`then`/`else`: the branch chosen by `if` must match. */
@@ -148,37 +154,31 @@ export function conditionalCheck(
   };
 }
 
-/** The number bounds, by keyword. */
-export type BoundKeyword = "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum";
-
 /** `minimum`, `maximum`, `exclusiveMinimum` or `exclusiveMaximum`. */
 export function boundCheck(keyword: BoundKeyword, limit: number): Check<number> {
+  const message = boundMessage(keyword, limit);
   switch (keyword) {
     case "minimum":
-      return leaf(keyword, `must be >= ${limit}`, (value) => value >= limit);
+      return leaf(keyword, message, (value) => value >= limit);
     case "maximum":
-      return leaf(keyword, `must be <= ${limit}`, (value) => value <= limit);
+      return leaf(keyword, message, (value) => value <= limit);
     case "exclusiveMinimum":
-      return leaf(keyword, `must be > ${limit}`, (value) => value > limit);
+      return leaf(keyword, message, (value) => value > limit);
     case "exclusiveMaximum":
-      return leaf(keyword, `must be < ${limit}`, (value) => value < limit);
+      return leaf(keyword, message, (value) => value < limit);
   }
 }
 
 /** `multipleOf`. */
 export function multipleOfCheck(divisor: number): Check<number> {
-  return leaf(
-    "multipleOf",
-    `must be a multiple of ${divisor}`,
-    (value) => isMultipleOf(value, divisor),
-  );
+  return leaf("multipleOf", multipleOfMessage(divisor), (value) => isMultipleOf(value, divisor));
 }
 
 /** `minLength`, in code points. A string has at least half as many as UTF-16 units. */
 export function minLengthCheck(limit: number): Check<string> {
   return leaf(
     "minLength",
-    `must NOT have fewer than ${plural(limit, "character")}`,
+    fewerMessage(limit, "character"),
     (text) => Math.ceil(text.length / 2) >= limit || codePointLength(text) >= limit,
   );
 }
@@ -187,12 +187,12 @@ export function minLengthCheck(limit: number): Check<string> {
 export function maxLengthCheck(limit: number): Check<string> {
   return leaf(
     "maxLength",
-    `must NOT have more than ${plural(limit, "character")}`,
+    moreMessage(limit, "character"),
     (text) => text.length <= limit || codePointLength(text) <= limit,
   );
 }
 
 /** `pattern`: the regular expression must match somewhere in the string. */
 export function patternCheck(source: string, pattern: RegExp): Check<string> {
-  return leaf("pattern", `must match pattern "${source}"`, (text) => pattern.test(text));
+  return leaf("pattern", patternMessage(source), (text) => pattern.test(text));
 }

@@ -13,7 +13,15 @@
  */
 
 import { acceptsAll, type Check, FALSE_NODE, leaf, type Node } from "./_checks.ts";
-import { type JsonObject, plural, propertyStep } from "./_values.ts";
+import {
+  additionalMessage,
+  dependentRequiredMessage,
+  fewerMessage,
+  moreMessage,
+  propertyNameMessage,
+  requiredMessage,
+} from "./_messages.ts";
+import { hasProperty as has, type JsonObject, propertyStep } from "./_values.ts";
 
 /** A `patternProperties` entry. */
 export interface PatternEntry {
@@ -149,10 +157,9 @@ export function keysCheck(rules: KeyRules): Check<JsonObject> | undefined {
         const step = entry?.step ?? propertyStep(key);
         visit(key, value, entry, (node, kind) => {
           if (kind === "name") {
-            const message = `property name '${key}' is invalid`;
-            out.push({ path, keyword: "propertyNames", message });
+            out.push({ path, keyword: "propertyNames", message: propertyNameMessage(key) });
           } else if (kind === "additional" && node === FALSE_NODE) {
-            const message = `must NOT have additional property '${key}'`;
+            const message = additionalMessage(key);
             out.push({ path, keyword: "additionalProperties", message });
           } else {
             node.report(value, path + step, out);
@@ -161,15 +168,10 @@ export function keysCheck(rules: KeyRules): Check<JsonObject> | undefined {
       }
       for (const [key, entry] of table) {
         if (!entry.required || present.has(key)) continue;
-        out.push({ path, keyword: "required", message: `must have required property '${key}'` });
+        out.push({ path, keyword: "required", message: requiredMessage(key) });
       }
     },
   };
-}
-
-/** Whether `object` has `key` as an own property that is not `undefined`. */
-function has(object: JsonObject, key: string): boolean {
-  return Object.hasOwn(object, key) && object[key] !== undefined;
 }
 
 function countProperties(object: JsonObject): number {
@@ -182,19 +184,19 @@ function countProperties(object: JsonObject): number {
 
 /** `minProperties`. */
 export function minPropertiesCheck(limit: number): Check<JsonObject> {
-  const message = `must NOT have fewer than ${plural(limit, "property", "properties")}`;
+  const message = fewerMessage(limit, "property", "properties");
   return leaf("minProperties", message, (object) => countProperties(object) >= limit);
 }
 
 /** `maxProperties`. */
 export function maxPropertiesCheck(limit: number): Check<JsonObject> {
-  const message = `must NOT have more than ${plural(limit, "property", "properties")}`;
+  const message = moreMessage(limit, "property", "properties");
   return leaf("maxProperties", message, (object) => countProperties(object) <= limit);
 }
 
 /** `dependentRequired`: when a property is present, others must be too. */
 export function dependentRequiredCheck(
-  rules: readonly [string, readonly string[]][],
+  rules: readonly (readonly [string, readonly string[]])[],
 ): Check<JsonObject> {
   return {
     test: (object) => {
@@ -211,7 +213,7 @@ export function dependentRequiredCheck(
         if (!has(object, when)) continue;
         for (const key of needed) {
           if (has(object, key)) continue;
-          const message = `must have property '${key}' when property '${when}' is present`;
+          const message = dependentRequiredMessage(key, when);
           out.push({ path, keyword: "dependentRequired", message });
         }
       }
@@ -220,7 +222,9 @@ export function dependentRequiredCheck(
 }
 
 /** `dependentSchemas`: when a property is present, the whole object must match a schema. */
-export function dependentSchemasCheck(rules: readonly [string, Node][]): Check<JsonObject> {
+export function dependentSchemasCheck(
+  rules: readonly (readonly [string, Node])[],
+): Check<JsonObject> {
   return {
     test: (object) => {
       for (const [when, node] of rules) {

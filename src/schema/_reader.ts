@@ -6,13 +6,13 @@
  */
 
 import type { JsonTypeName } from "./types.ts";
-import type { Node } from "./_checks.ts";
+import type { Schema, SchemaNode } from "./_tree.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
 /** What a reader needs from the compiler. */
 export interface ReaderHost {
   /** Compiles a subschema at `location`; `sameValue` marks an applicator (for loop detection). */
-  compile(schema: unknown, location: string, owner: Node, sameValue: boolean): Node;
+  compile(schema: unknown, location: string, owner: SchemaNode, sameValue: boolean): Schema;
   /** Throws the compiler's `TypeError`; `hint` follows the location. */
   fail(location: string, detail: string, hint?: string): never;
 }
@@ -42,9 +42,9 @@ export class SchemaReader {
   /** Where it is, as a JSON pointer fragment (`#/properties/a`). */
   readonly location: string;
   /** The node it compiles into. */
-  readonly node: Node;
+  readonly node: SchemaNode;
 
-  constructor(host: ReaderHost, schema: JsonObject, location: string, node: Node) {
+  constructor(host: ReaderHost, schema: JsonObject, location: string, node: SchemaNode) {
     this.#host = host;
     this.schema = schema;
     this.location = location;
@@ -143,14 +143,14 @@ export class SchemaReader {
   }
 
   /** A subschema. */
-  subschema(keyword: string, sameValue = false): Node | undefined {
+  subschema(keyword: string, sameValue = false): Schema | undefined {
     const value = this.schema[keyword];
     if (value === undefined) return undefined;
     return this.#host.compile(value, this.at(keyword), this.node, sameValue);
   }
 
   /** A non-empty array of subschemas. */
-  subschemas(keyword: string, sameValue = false): Node[] | undefined {
+  subschemas(keyword: string, sameValue = false): Schema[] | undefined {
     const value = this.schema[keyword];
     if (value === undefined) return undefined;
     if (!Array.isArray(value) || value.length === 0) {
@@ -162,7 +162,7 @@ export class SchemaReader {
   }
 
   /** An object whose values are subschemas, as entries. */
-  subschemaMap(keyword: string, sameValue = false): [string, Node][] | undefined {
+  subschemaMap(keyword: string, sameValue = false): [string, Schema][] | undefined {
     const value = this.schema[keyword];
     if (value === undefined) return undefined;
     if (!isJsonObject(value)) this.refuse(keyword, "an object of schemas");

@@ -16,6 +16,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Whether `object` has `key` as an own property that is not `undefined`. */
+export function hasProperty(object: JsonObject, key: string): boolean {
+  return Object.hasOwn(object, key) && object[key] !== undefined;
+}
+
 /** JSON equality: numbers by value, arrays in order, objects by key set. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
