@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import {
   type AccessPolicy,
+  accessPolicy,
   compileAccessPolicy,
   decideAccess,
   type ItemKind,
 } from "../src/guardrails/access_policy.ts";
 import { compileGlob, MAX_GLOB_LENGTH } from "../src/guardrails/glob.ts";
+import { testContext } from "./helpers.ts";
 
 /** Calls compileAccessPolicy with a value the type checker would reject, as a JSON config could. */
 function compileUnchecked(options: unknown): AccessPolicy {
@@ -135,6 +137,40 @@ Deno.test("decideAccess() names the deciding rule in its reason", () => {
     'denied by principals["intern"].tools.deny[0] "list_*"',
   );
   assert.equal(reason(undefined, "prompt", "summary"), "no allow list");
+  const first = decideAccess(policy, undefined, "tool", "get_secret");
+  first.allowed = true;
+  first.reason = "changed by the caller";
+  assert.deepEqual(decideAccess(policy, undefined, "tool", "get_secret"), {
+    allowed: false,
+    reason: 'denied by tools.deny[0] "get_secret"',
+  }, "each decision is the caller's own copy");
+});
+
+Deno.test("accessPolicy() passes allowed calls on and rejects, not throws, when onDenied fails", async () => {
+  const guardrail = accessPolicy({ tools: { deny: ["drop_*"] } }, {
+    onDenied: () => {
+      throw new Error("reporter broke");
+    },
+  });
+  const call = (name: string) => ({
+    kind: "tool" as const,
+    method: "tools/call",
+    name,
+    arguments: {},
+    context: testContext("alice"),
+  });
+  const passed = { status: "ok" as const, result: { content: [] } };
+  assert.equal(await guardrail.run(call("get_order"), () => Promise.resolve(passed)), passed);
+  const refused = guardrail.run(call("drop_table"), () => assert.fail("next() was called"));
+  assert.ok(refused instanceof Promise);
+  await assert.rejects(refused, new Error("reporter broke"));
+
+  const quiet = accessPolicy({ tools: { deny: ["drop_*"] } });
+  const outcome = await quiet.run(call("drop_table"), () => assert.fail("next() was called"));
+  assert.ok("error" in outcome);
+  assert.equal(outcome.status, "denied");
+  assert.equal(outcome.error.code, -32001);
+  assert.equal(outcome.error.message, 'Access denied: tool "drop_table"');
 });
 
 Deno.test("decideAccess() lets no near-miss name past an exact allow list", () => {

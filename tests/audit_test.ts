@@ -88,11 +88,42 @@ Deno.test("nextAuditEntry() rounds durations to whole microseconds", () => {
   }
 });
 
+Deno.test("nextAuditEntry() writes every time as Date#toISOString() does", () => {
+  const times = [
+    T0,
+    T0, // the same millisecond again
+    T0 + 1,
+    T0 + 749, // the last millisecond of the second
+    T0 + 750, // the next second
+    T0 + 0.999, // a fraction of a millisecond is dropped
+    T0 - 1000, // back to an earlier second
+    0,
+    -0.5,
+    -1,
+    -999,
+    -1000,
+    -1001.7,
+    Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    Date.UTC(10000, 0, 1), // six-digit years
+    Date.UTC(10000, 0, 1, 0, 0, 0, 5),
+    Date.UTC(-1, 0, 1, 0, 0, 0, 7),
+    8.64e15,
+    -8.64e15,
+  ];
+  for (const time of times) {
+    const { entry } = nextAuditEntry({ seq: 0 }, input(), time);
+    assert.equal(entry.time, new Date(time).toISOString(), `${time}`);
+  }
+});
+
 Deno.test("nextAuditEntry() refuses a broken clock or state", () => {
   assert.throws(() => nextAuditEntry({ seq: 0 }, input(), Number.NaN), {
     name: "RangeError",
     message: "Invalid audit time: NaN",
   });
+  for (const time of [Number.POSITIVE_INFINITY, 8.64e15 + 1, -8.64e15 - 1]) {
+    assert.throws(() => nextAuditEntry({ seq: 0 }, input(), time), RangeError, `${time}`);
+  }
   assert.throws(() => nextAuditEntry({ seq: -1 }, input(), T0), RangeError);
   assert.throws(() => nextAuditEntry({ seq: 1.5 }, input(), T0), RangeError);
 });
@@ -183,6 +214,26 @@ Deno.test("fileAuditSink() appends every entry in order and never truncates", as
   again.write(entries(1)[0] ?? assert.fail());
   await again.close();
   assert.equal((await Deno.readTextFile(path)).split("\n").length, 1003);
+  assert.deepEqual(seen, []);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("fileAuditSink() writes long and non-ASCII lines whole, in order", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.jsonl`;
+  const { seen, onError } = errors();
+  const sink = fileAuditSink(path, { onError });
+  // Over a megabyte of text whose characters take 1 to 4 bytes, so that the
+  // writer's pieces end between and next to multi-byte characters.
+  const texts = ["a".repeat(1_500_000), "é€😀x".repeat(300_000), "ünïcödé", "😀".repeat(70_000)];
+  const written = texts.map((text, index) =>
+    nextAuditEntry({ seq: index }, input({ arguments: { text } }), T0).entry
+  );
+  for (const entry of written) sink.write(entry);
+  await sink.close();
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  assert.equal(lines.pop(), "");
+  assert.deepEqual(lines.map((line) => JSON.parse(line)), written);
   assert.deepEqual(seen, []);
   await Deno.remove(dir, { recursive: true });
 });

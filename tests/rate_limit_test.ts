@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
-import { MemoryBucketStore } from "../src/guardrails/bucket_store.ts";
+import { type BucketStore, MemoryBucketStore } from "../src/guardrails/bucket_store.ts";
 import {
   bucketKeys,
   compileRateLimits,
   createRateLimiter,
   decideRateLimit,
+  rateLimit,
   type RateLimitCall,
   type RateLimiterOptions,
   type RateLimits,
 } from "../src/guardrails/rate_limit.ts";
+import { testContext } from "./helpers.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../src/guardrails/token_bucket.ts";
 
 /** Calls compileRateLimits with a value the type checker would reject, as a JSON config could. */
@@ -561,4 +563,117 @@ Deno.test("compileRateLimits() reports configuration errors with their path", ()
       compileRateLimits({ rules: [{ scope: "global", capacity: 1, refillPerSecond: 1 }] }),
     ),
   );
+});
+
+Deno.test("bucketKeys() writes each scope's key as the JSON text of its tuple", () => {
+  const limits = compileRateLimits({
+    rules: [
+      { scope: "global", capacity: 1, refillPerSecond: 1, kinds: ["tool", "prompt"] },
+      { scope: "tool", capacity: 1, refillPerSecond: 1, kinds: ["tool", "prompt"] },
+      { scope: "principal", capacity: 1, refillPerSecond: 1, kinds: ["tool", "prompt"] },
+      { scope: "tool+principal", capacity: 1, refillPerSecond: 1, kinds: ["tool", "prompt"] },
+    ],
+  });
+  const table: [call: RateLimitCall, keys: string[]][] = [
+    [call("a", "alice"), [
+      '[0,"global"]',
+      '[1,"tool","tool","a"]',
+      '[2,"principal","alice"]',
+      '[3,"tool+principal","tool","a","alice"]',
+    ]],
+    [{ kind: "prompt", name: "a", principal: undefined }, [
+      '[0,"global"]',
+      '[1,"tool","prompt","a"]',
+      '[2,"principal",null]',
+      '[3,"tool+principal","prompt","a",null]',
+    ]],
+    [call("", "null"), [
+      '[0,"global"]',
+      '[1,"tool","tool",""]',
+      '[2,"principal","null"]',
+      '[3,"tool+principal","tool","","null"]',
+    ]],
+  ];
+  // Twice, the second time from the cache; then again after 5000 other names have
+  // filled it and made it start over.
+  for (let round = 0; round < 3; round++) {
+    for (const [item, keys] of table) assert.deepEqual(bucketKeys(limits, item), keys);
+    if (round === 1) {
+      for (let i = 0; i < 5000; i++) bucketKeys(limits, call(`n${i}`, `p${i}`));
+    }
+  }
+});
+
+Deno.test("createRateLimiter() stays exact while its key cache starts over", () => {
+  const { allowed, clock } = limiter({
+    rules: [{ scope: "tool+principal", capacity: 1, refillPerSecond: 0.001 }],
+  }, 20_000);
+  assert.equal(allowed(call("a", "alice")), true);
+  for (let i = 0; i < 9000; i++) assert.equal(allowed(call(`n${i % 3000}`, `p${i}`)), true);
+  assert.equal(allowed(call("a", "alice")), false);
+  clock.now = 1_000_000;
+  assert.equal(allowed(call("a", "alice")), true);
+});
+
+/** A small deterministic generator, so a failing sequence can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+Deno.test("MemoryBucketStore keeps the same buckets as a plain LRU list would", () => {
+  for (const maxKeys of [1, 2, 3, 8]) {
+    const store = new MemoryBucketStore({ maxKeys });
+    const model: [key: string, bucket: TokenBucket][] = []; // least recently used first
+    const next = random(maxKeys);
+    for (let step = 0; step < 5000; step++) {
+      const key = `k${Math.floor(next() * (maxKeys + 3))}`;
+      const at = model.findIndex(([known]) => known === key);
+      if (next() < 0.5) {
+        const expected = at === -1 ? undefined : model.splice(at, 1)[0];
+        if (expected !== undefined) model.push(expected);
+        assert.equal(store.get(key), expected?.[1], `step ${step}: get ${key}`);
+      } else {
+        const bucket = { tokens: step, updatedAt: step };
+        if (at !== -1) model.splice(at, 1);
+        model.push([key, bucket]);
+        if (model.length > maxKeys) model.shift();
+        store.set(key, bucket);
+      }
+      assert.equal(store.size, model.length, `step ${step}`);
+    }
+    for (const [key, bucket] of [...model]) assert.equal(store.get(key), bucket);
+  }
+});
+
+Deno.test("rateLimit() rejects rather than throws when its store fails", async () => {
+  const failing: BucketStore = {
+    get: () => {
+      throw new Error("store down");
+    },
+    set: () => {},
+  };
+  const guardrail = rateLimit({ rules: [{ scope: "global", capacity: 1, refillPerSecond: 1 }] }, {
+    store: failing,
+  });
+  let reached = false;
+  const result = guardrail.run(
+    {
+      kind: "tool",
+      method: "tools/call",
+      name: "a",
+      arguments: {},
+      context: testContext(),
+    },
+    () => {
+      reached = true;
+      return Promise.resolve({ status: "ok", result: {} });
+    },
+  );
+  assert.ok(result instanceof Promise);
+  await assert.rejects(result, new Error("store down"));
+  assert.equal(reached, false);
 });

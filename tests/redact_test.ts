@@ -6,7 +6,14 @@ import {
   redactText,
   redactValue,
 } from "../src/guardrails/redact.ts";
-import { REDACT_PRESETS, type RedactPreset } from "../src/guardrails/redact_presets.ts";
+import {
+  compilePresetRule,
+  compileRule,
+  DEFAULT_REDACT_KEYS,
+  presetPatterns,
+  REDACT_PRESETS,
+  type RedactPreset,
+} from "../src/guardrails/redact_presets.ts";
 
 const M = "[REDACTED]";
 
@@ -497,4 +504,101 @@ Deno.test("redactText() stays linear on long adversarial input", () => {
     const elapsed = performance.now() - started;
     assert.ok(elapsed < 1000, `${JSON.stringify(input.slice(0, 20))}… took ${elapsed} ms`);
   }
+});
+
+/** Every preset rule as a user pattern: no hints, so every rule scans every text. */
+function unhinted(): Redactor {
+  const patterns = REDACT_PRESETS.flatMap((preset) => presetPatterns(preset, DEFAULT_REDACT_KEYS));
+  return compileRedactor({ presets: false, patterns });
+}
+
+/** Case and Unicode variants: with the `i` and `u` flags, `ſ` matches `s` and `K` (Kelvin) `k`. */
+function variants(text: string): string[] {
+  return [
+    text,
+    text.toUpperCase(),
+    text.toLowerCase(),
+    text.replaceAll("s", "\u017f").replaceAll("k", "\u212a"),
+    text.replaceAll("S", "\u017f").replaceAll("K", "\u212a"),
+    text.replaceAll(":", "=").replaceAll("=", ": "),
+    text.replaceAll("_", "-"),
+  ];
+}
+
+Deno.test("redactText() masks exactly what the rules find, with or without their hints", () => {
+  const hinted = compileRedactor();
+  const plain = unhinted();
+  const texts = [
+    ...SAMPLES.map((sample) => sample.text),
+    ...NEAR_MISSES.map((miss) => miss.text),
+    "",
+    ":",
+    "=",
+    "://",
+    "AWS_SECRET_ACCESS_KEY=Fk3/9sd8Qw+Ejq0LmZx7TnVb2YcR5uHa1KpWe6Gi",
+    "Aws-Secret-Key: Fk3/9sd8Qw+Ejq0LmZx7TnVb2YcR5uHa1KpWe6Gi",
+    "BEARER 9f8e7d6c5b4a32100123abcd and BeArEr AbCdEfGhIjKlMnOpQrStUvWx",
+    "PASSWORD=hunter2; Pass_Word: x; P-A-S-S-W-O-R-D = y; se\u017f\u017fion=abc; to\u212aen=1",
+    '{"Authorization":"Basic dXNlcjpwYXNz","cookie":"a=b"}',
+    `${SAMPLES.map((sample) => sample.text).join(" | ")}`,
+  ];
+  for (const text of texts.flatMap(variants)) {
+    assert.equal(redactText(hinted, text), redactText(plain, text), JSON.stringify(text));
+    const value = { note: text, nested: [text, { password: text }] };
+    assert.deepEqual(redactValue(hinted, value), redactValue(plain, value), JSON.stringify(text));
+  }
+});
+
+Deno.test("compilePresetRule() copies a built-in rule as compileRule() does, unchecked", () => {
+  for (const preset of REDACT_PRESETS) {
+    for (const pattern of presetPatterns(preset, DEFAULT_REDACT_KEYS)) {
+      const fast = compilePresetRule(pattern);
+      const checked = compileRule(pattern);
+      assert.equal(fast.source, checked.source);
+      assert.equal(fast.flags, checked.flags, pattern.source);
+      assert.equal(new RegExp(pattern.source, pattern.flags).test(""), false, pattern.source);
+    }
+  }
+});
+
+Deno.test("compileRedactor() finds a secret group however its name is written", () => {
+  const redactor = compileRedactor({
+    presets: false,
+    patterns: [String.raw`tok=(?<\u0073ecret>\w+)`, String.raw`lit\(\?<secret>x\)`],
+  });
+  assert.equal(redactText(redactor, "tok=abc"), `tok=${M}`);
+  assert.equal(redactText(redactor, "lit(?<secret>x)"), M, "a literal is not a group");
+});
+
+Deno.test("redactValue() tracks cycles on long paths and across nested walks", () => {
+  const redactor = compileRedactor({ maxDepth: 200 });
+  // A path of 100 containers that loops back to its 40th, beside a deep shared subtree.
+  const shared = { password: "p" };
+  const nodes: Record<string, unknown>[] = Array.from({ length: 100 }, () => ({}));
+  nodes.forEach((node, index) => {
+    node.next = nodes[index + 1] ?? nodes[40];
+    node.shared = shared;
+  });
+  let node: unknown = redactValue(redactor, { root: nodes[0], after: [shared] });
+  assert.ok(typeof node === "object" && node !== null && "after" in node && "root" in node);
+  assert.deepEqual(node.after, [{ password: M }], "the path is left again after deep walks");
+  node = node.root;
+  for (let depth = 0; depth < 100; depth++) {
+    assert.ok(typeof node === "object" && node !== null && "next" in node, `depth ${depth}`);
+    assert.deepEqual(Reflect.get(node, "shared"), { password: M }, `depth ${depth}`);
+    node = node.next;
+  }
+  assert.equal(node, M, "the loop back to depth 40 is a cycle");
+
+  // A toJSON that redacts on its own, with the same redactor, in the middle of a walk.
+  const inner = { toJSON: () => redactValue(redactor, { token: "t", list: [1, 2] }) };
+  const outer: Record<string, unknown> = { inner, password: "p" };
+  outer.self = outer;
+  const masked = JSON.stringify(redactValue(redactor, outer));
+  assert.equal(masked, `{"inner":{"token":"${M}","list":[1,2]},"password":"${M}","self":"${M}"}`);
+  assert.equal(
+    JSON.stringify(redactValue(redactor, outer)),
+    masked,
+    "and again, with reused state",
+  );
 });

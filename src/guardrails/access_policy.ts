@@ -80,13 +80,19 @@ export interface AccessPolicy {
   readonly type: "warden.access-policy";
 }
 
+/** A decision made once, at compile time, and shared by every call it decides. */
+type Verdict = Readonly<Required<AccessDecision>>;
+
 interface Rule {
-  readonly source: string;
   readonly matches: (name: string) => boolean;
+  /** The decision when this rule is the one that matched. */
+  readonly verdict: Verdict;
 }
 
 interface KindRules {
-  readonly allow: { readonly path: string; readonly rules: readonly Rule[] } | undefined;
+  readonly allow:
+    | { readonly path: string; readonly rules: readonly Rule[]; readonly missed: Verdict }
+    | undefined;
   readonly deny: readonly Rule[];
 }
 
@@ -98,6 +104,9 @@ interface Compiled {
 }
 
 const PREFIX = "Invalid access policy";
+const NOT_A_STRING: Verdict = verdict(false, "name is not a string");
+const UNKNOWN_KIND: Verdict = verdict(false, "unknown item kind");
+const NO_ALLOW_LIST: Verdict = verdict(true, "no allow list");
 const MAX_LABEL_LENGTH = 80;
 const KINDS: ReadonlyMap<string, ItemKind> = new Map([
   ["tools", "tool"],
@@ -185,23 +194,40 @@ export function decideAccess(
   kind: ItemKind,
   name: string,
 ): AccessDecision {
+  const { allowed, reason } = decide(compiledOf(policy), principal, kind, name);
+  return { allowed, reason };
+}
+
+function compiledOf(policy: AccessPolicy): Compiled {
   const compiled = compiledPolicies.get(policy);
   if (compiled === undefined) {
     throw new TypeError(`${PREFIX}: expected a policy from compileAccessPolicy()`);
   }
-  if (typeof name !== "string") return { allowed: false, reason: "name is not a string" };
+  return compiled;
+}
+
+/** {@linkcode decideAccess} without the copy: the verdicts are built at compile time. */
+function decide(
+  compiled: Compiled,
+  principal: string | undefined,
+  kind: ItemKind,
+  name: string,
+): Verdict {
+  if (typeof name !== "string") return NOT_A_STRING;
   const everyone = compiled.everyone.get(kind);
-  if (everyone === undefined) return { allowed: false, reason: "unknown item kind" };
+  if (everyone === undefined) return UNKNOWN_KIND;
   const own = typeof principal === "string"
     ? compiled.principals.get(principal)?.get(kind)
     : undefined;
   const denied = firstMatch(everyone.deny, name) ?? firstMatch(own?.deny, name);
-  if (denied !== undefined) return { allowed: false, reason: `denied by ${denied.source}` };
+  if (denied !== undefined) return denied.verdict;
   const allow = own?.allow ?? everyone.allow;
-  if (allow === undefined) return { allowed: true, reason: "no allow list" };
-  const allowed = firstMatch(allow.rules, name);
-  if (allowed === undefined) return { allowed: false, reason: `not in ${allow.path}` };
-  return { allowed: true, reason: `allowed by ${allowed.source}` };
+  if (allow === undefined) return NO_ALLOW_LIST;
+  return firstMatch(allow.rules, name)?.verdict ?? allow.missed;
+}
+
+function verdict(allowed: boolean, reason: string): Verdict {
+  return Object.freeze({ allowed, reason });
 }
 
 /** What {@linkcode accessPolicy} reports to, besides the client. */
@@ -253,25 +279,30 @@ export interface AccessPolicyDeps {
  * ```
  */
 export function accessPolicy(options: AccessPolicyOptions, deps: AccessPolicyDeps = {}): Guardrail {
-  const policy = compileAccessPolicy(options);
+  const compiled = compiledOf(compileAccessPolicy(options));
   const onDenied = deps.onDenied;
   return {
     name: "access-policy",
     stage: "access",
-    async run(call, next) {
-      const decision = decideAccess(policy, call.context.principal, call.kind, call.name);
-      if (decision.allowed) return await next(call);
-      onDenied?.(call, decision.reason ?? "denied by the access policy");
-      return {
+    // Not async: an allowed call hands on `next`'s promise without another hop.
+    run(call, next) {
+      const decision = decide(compiled, call.context.principal, call.kind, call.name);
+      if (decision.allowed) return next(call);
+      try {
+        onDenied?.(call, decision.reason);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve({
         status: "denied",
         error: new RpcError(
           ErrorCode.AccessDenied,
           `Access denied: ${itemLabel(call.kind, call.name)}`,
         ),
-      };
+      });
     },
     visible(item, principal) {
-      return decideAccess(policy, principal, item.kind, item.name).allowed;
+      return decide(compiled, principal, item.kind, item.name).allowed;
     },
   };
 }
@@ -298,7 +329,9 @@ export function itemLabel(kind: CallKind, name: string): string {
 }
 
 function firstMatch(rules: readonly Rule[] | undefined, name: string): Rule | undefined {
-  return rules?.find((rule) => rule.matches(name));
+  if (rules === undefined) return undefined;
+  for (const rule of rules) if (rule.matches(name)) return rule;
+  return undefined;
 }
 
 function compileRuleSet(
@@ -330,16 +363,18 @@ function compileRuleSet(
     const allow = rules.get("allow");
     const deny = rules.get("deny");
     ruleSet.set(kind, {
-      allow: allow === undefined
-        ? undefined
-        : { path: `${path}.allow`, rules: compileList(allow, `${path}.allow`) },
-      deny: deny === undefined ? [] : compileList(deny, `${path}.deny`),
+      allow: allow === undefined ? undefined : {
+        path: `${path}.allow`,
+        rules: compileList(allow, `${path}.allow`, true),
+        missed: verdict(false, `not in ${path}.allow`),
+      },
+      deny: deny === undefined ? [] : compileList(deny, `${path}.deny`, false),
     });
   }
   return ruleSet;
 }
 
-function compileList(value: unknown, path: string): readonly Rule[] {
+function compileList(value: unknown, path: string, allows: boolean): readonly Rule[] {
   if (!Array.isArray(value)) {
     throw new TypeError(`${PREFIX}: expected an array of globs at ${path}, got ${typeOf(value)}`);
   }
@@ -348,7 +383,11 @@ function compileList(value: unknown, path: string): readonly Rule[] {
     const pattern: unknown = value[index];
     const source = `${path}[${index}]`;
     assertGlobPattern(pattern, PREFIX, source);
-    rules.push({ source: `${source} ${JSON.stringify(pattern)}`, matches: compileGlob(pattern) });
+    const described = `${source} ${JSON.stringify(pattern)}`;
+    rules.push({
+      matches: compileGlob(pattern),
+      verdict: verdict(allows, `${allows ? "allowed" : "denied"} by ${described}`),
+    });
   }
   return rules;
 }

@@ -144,13 +144,13 @@ export function nextAuditEntry(state: AuditState, input: AuditInput, now: number
       `Invalid audit state: seq must be a non-negative integer, got ${state.seq}`,
     );
   }
-  const date = new Date(now);
-  if (Number.isNaN(date.getTime())) throw new RangeError(`Invalid audit time: ${now}`);
+  // The range a Date can hold; beyond it `new Date(now)` is invalid.
+  if (!(Math.abs(now) <= MAX_TIME)) throw new RangeError(`Invalid audit time: ${now}`);
   const duration = input.duration_ms;
   const seq = state.seq + 1;
   const entry: AuditEntry = {
     seq,
-    time: date.toISOString(),
+    time: isoTime(now),
     principal: input.principal,
     client: input.client === null
       ? null
@@ -164,4 +164,35 @@ export function nextAuditEntry(state: AuditState, input: AuditInput, now: number
     request_id: input.request_id,
   };
   return { entry, state: { seq } };
+}
+
+const MAX_TIME = 8.64e15;
+// Formatting a Date costs far more than the rest of an entry, and calls come
+// many to a millisecond: keep the last time's text, and the last second's
+// text up to the milliseconds.
+let lastTime = Number.NaN;
+let lastText = "";
+let lastSecond = Number.NaN;
+let lastSecondPrefix = "";
+
+/** `new Date(now).toISOString()`, for a `now` inside the range of a Date. */
+function isoTime(now: number): string {
+  // A Date drops the fraction of a millisecond, towards zero.
+  const time = Math.trunc(now);
+  if (time === lastTime) return lastText;
+  const second = Math.floor(time / 1000);
+  const millis = time - second * 1000;
+  let text: string;
+  if (second === lastSecond) {
+    text = `${lastSecondPrefix}${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`;
+  } else {
+    text = new Date(time).toISOString();
+    // Years outside 0000-9999 are written with six digits and a sign: not cached by second.
+    const plain = text.length === 24;
+    lastSecond = plain ? second : Number.NaN;
+    lastSecondPrefix = plain ? text.slice(0, 20) : "";
+  }
+  lastTime = time;
+  lastText = text;
+  return text;
 }

@@ -95,10 +95,10 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       : "error" in outcome
       ? outcome.error.code
       : null;
-    const client = context.client.info;
     const step = nextAuditEntry(state, {
       principal: context.principal ?? null,
-      client: client === undefined ? null : { name: client.name, version: client.version },
+      // nextAuditEntry copies the name and version alone.
+      client: context.client.info ?? null,
       method: call.method,
       name: call.name,
       arguments: redactValue(redactor, call.arguments),

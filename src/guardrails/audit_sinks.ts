@@ -81,13 +81,13 @@ function createReporter(onError: (error: unknown) => void): (error: unknown) => 
   };
 }
 
-/** One JSON line; arguments that cannot be serialised (a BigInt) are replaced, not the entry lost. */
-function toLine(entry: AuditEntry, report: (error: unknown) => void): string {
+/** One entry's JSON; arguments that cannot be serialised (a BigInt) are replaced, not the entry lost. */
+function toJson(entry: AuditEntry, report: (error: unknown) => void): string {
   try {
-    return `${JSON.stringify(entry)}\n`;
+    return JSON.stringify(entry);
   } catch (error) {
     report(error);
-    return `${JSON.stringify({ ...entry, arguments: "[unserializable]" })}\n`;
+    return JSON.stringify({ ...entry, arguments: "[unserializable]" });
   }
 }
 
@@ -113,7 +113,7 @@ export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink
     write(entry) {
       if (closed) return report(new Error(CLOSED_MESSAGE));
       try {
-        write(toLine(entry, report));
+        write(`${toJson(entry, report)}\n`);
       } catch (error) {
         report(error);
       }
@@ -128,8 +128,10 @@ export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink
 
 /**
  * A sink that appends one JSON line per entry to a file (JSON Lines), never
- * truncating it. `write` only queues; a single writer loop appends the queue
- * in order, a batch at a time. The file is opened on the first write, with
+ * truncating it. `write` only serialises the entry and queues the line; a
+ * single writer loop appends the queue in order, a batch at a time (whatever
+ * was written while the previous batch was being appended), encoding each
+ * batch once into a reused buffer. The file is opened on the first write, with
  * `node:fs/promises` (on Deno this needs only `--allow-write` for the file);
  * a file that cannot be opened or written is reported, its batch dropped, and
  * the next write tries again.
@@ -153,7 +155,9 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
   }
   const report = createReporter(options.onError ?? reportToStderr);
   const sync = options.sync ?? false;
-  let queue: string[] = [];
+  const encoder = new TextEncoder();
+  let queue: string[] = []; // lines without their line feed, oldest first
+  let buffer: Uint8Array | undefined; // reused for every batch; only the writer loop uses it
   let accepted = 0; // lines taken by write()
   let settled = 0; // lines appended or dropped after a failure
   const waiters: { target: number; resolve: () => void }[] = [];
@@ -173,19 +177,41 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
     }
   }
 
+  /**
+   * Appends a batch: its lines joined into one string and encoded once, in
+   * pieces the size of the reused buffer, each written in full before the next.
+   */
+  async function append(file: FileHandle, lines: string[]): Promise<void> {
+    lines.push(""); // so that the last line ends in a line feed too
+    let rest = lines.join("\n");
+    const wanted = Math.min(MAX_BUFFER_BYTES, Math.max(MIN_BUFFER_BYTES, rest.length + 1024));
+    if (buffer === undefined || buffer.length < wanted) buffer = new Uint8Array(wanted);
+    while (rest.length > 0) {
+      // encodeInto stops before a character that does not fit, never inside one.
+      const { read, written } = encoder.encodeInto(rest, buffer);
+      for (let offset = 0; offset < written;) {
+        const { bytesWritten } = await file.write(buffer, offset, written - offset);
+        if (bytesWritten <= 0) throw new Error(`Cannot append to ${path}: nothing was written`);
+        offset += bytesWritten;
+      }
+      rest = rest.slice(read);
+    }
+  }
+
   async function drain(): Promise<void> {
     draining = true;
     while (queue.length > 0) {
       const batch = queue;
+      const count = batch.length;
       queue = [];
       try {
         handle ??= await open(path, "a");
-        await handle.appendFile(batch.join(""));
+        await append(handle, batch);
         if (sync) await handle.datasync();
       } catch (error) {
         report(error);
       }
-      settled += batch.length;
+      settled += count;
       wake();
     }
     draining = false;
@@ -210,7 +236,7 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
   return {
     write(entry) {
       if (closing !== null) return report(new Error(CLOSED_MESSAGE));
-      queue.push(toLine(entry, report));
+      queue.push(toJson(entry, report));
       accepted++;
       // drain() catches every failure itself, so its promise never rejects.
       if (!draining) void drain();
@@ -222,6 +248,9 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
     },
   };
 }
+
+const MIN_BUFFER_BYTES = 16 * 1024;
+const MAX_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * A sink that hands each entry to a function, in order, as it is written.

@@ -65,9 +65,12 @@ export interface MemoryBucketStoreOptions {
  * ```
  */
 export class MemoryBucketStore implements BucketStore {
-  // A Map iterates in insertion order, so re-inserting on use keeps the
-  // least recently used key first.
-  readonly #buckets = new Map<string, TokenBucket>();
+  // A Map for lookup plus a doubly linked list in order of use, oldest
+  // first. Touching a key relinks two nodes instead of deleting and
+  // re-inserting it in the Map, which on a small Map reallocates its table.
+  readonly #entries = new Map<string, Entry>();
+  #oldest: Entry | undefined;
+  #newest: Entry | undefined;
   readonly #maxKeys: number;
 
   /**
@@ -88,26 +91,68 @@ export class MemoryBucketStore implements BucketStore {
 
   /** How many buckets are stored. */
   get size(): number {
-    return this.#buckets.size;
+    return this.#entries.size;
   }
 
   /** The bucket under `key`, marking it recently used. */
   get(key: string): TokenBucket | undefined {
-    const bucket = this.#buckets.get(key);
-    if (bucket !== undefined) {
-      this.#buckets.delete(key);
-      this.#buckets.set(key, bucket);
-    }
-    return bucket;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#touch(entry);
+    return entry.bucket;
   }
 
   /** Stores `bucket`, dropping the least recently used bucket if over `maxKeys`. */
   set(key: string, bucket: TokenBucket): void {
-    this.#buckets.delete(key);
-    this.#buckets.set(key, bucket);
-    if (this.#buckets.size > this.#maxKeys) {
-      const oldest = this.#buckets.keys().next();
-      if (oldest.done !== true) this.#buckets.delete(oldest.value);
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) {
+      entry.bucket = bucket;
+      this.#touch(entry);
+      return;
+    }
+    const added: Entry = { key, bucket, older: this.#newest, newer: undefined };
+    if (this.#newest === undefined) this.#oldest = added;
+    else this.#newest.newer = added;
+    this.#newest = added;
+    this.#entries.set(key, added);
+    if (this.#entries.size > this.#maxKeys) {
+      const oldest = this.#oldest;
+      if (oldest !== undefined) this.#unlink(oldest);
     }
   }
+
+  /** Moves `entry` to the newest end of the list. */
+  #touch(entry: Entry): void {
+    const newest = this.#newest;
+    if (entry === newest || newest === undefined) return;
+    // Unlink; `entry` is not the newest, so it has a newer neighbour.
+    const { older, newer } = entry;
+    if (newer !== undefined) newer.older = older;
+    if (older === undefined) this.#oldest = newer;
+    else older.newer = newer;
+    entry.older = newest;
+    entry.newer = undefined;
+    newest.newer = entry;
+    this.#newest = entry;
+  }
+
+  /** Drops `entry` from the list and the Map. */
+  #unlink(entry: Entry): void {
+    const { older, newer } = entry;
+    if (older === undefined) this.#oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) this.#newest = older;
+    else newer.older = older;
+    this.#entries.delete(entry.key);
+  }
+}
+
+/** A stored bucket and its neighbours in order of use. */
+interface Entry {
+  readonly key: string;
+  bucket: TokenBucket;
+  /** The entry used just before this one; `undefined` for the oldest. */
+  older: Entry | undefined;
+  /** The entry used just after this one; `undefined` for the newest. */
+  newer: Entry | undefined;
 }

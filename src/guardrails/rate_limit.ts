@@ -100,7 +100,23 @@ interface CompiledRule {
   readonly matchers: readonly ((name: string) => boolean)[] | undefined;
   readonly kinds: ReadonlySet<CallKind>;
   readonly costs: ReadonlyMap<string, number>;
+  /** Bucket keys already built for this rule (see {@linkcode keyFor}). */
+  readonly keys: KeyCache;
 }
+
+/**
+ * A rule's bucket keys by kind, name and principal (`""`, `""` and `null`
+ * where its scope ignores them): building a key costs a JSON.stringify, and
+ * the same items and callers come back call after call. At most
+ * {@linkcode KEY_CACHE_LIMIT} keys are kept; then the cache starts over.
+ */
+interface KeyCache {
+  readonly global: string;
+  readonly items: Map<string, Map<string, Map<string | null, string>>>;
+  size: number;
+}
+
+const KEY_CACHE_LIMIT = 4096;
 
 const PREFIX = "Invalid rate limits";
 const SCOPES: ReadonlySet<RateLimitScope> = new Set<RateLimitScope>([
@@ -167,7 +183,15 @@ export function compileRateLimits(options: RateLimiterOptions): RateLimits {
  * ```
  */
 export function bucketKeys(limits: RateLimits, call: RateLimitCall): readonly string[] {
-  return applicableRules(limits, call).map((rule) => keyFor(rule, call));
+  const rules = rulesOf(limits);
+  checkCall(call.kind, call.name);
+  const keys: string[] = [];
+  for (const rule of rules) {
+    if (applies(rule, call.kind, call.name)) {
+      keys.push(keyFor(rule, call.kind, call.name, call.principal));
+    }
+  }
+  return keys;
 }
 
 /**
@@ -201,24 +225,18 @@ export function decideRateLimit(
   buckets: ReadonlyMap<string, TokenBucket>,
   now: number,
 ): RateLimitDecision {
+  const rules = rulesOf(limits);
+  checkCall(call.kind, call.name);
   const updates = new Map<string, TokenBucket>();
-  const refusedBy: number[] = [];
-  let retryAfterSeconds = 0;
-  for (const rule of applicableRules(limits, call)) {
-    const key = keyFor(rule, call);
-    const cost = rule.costs.get(call.name) ?? 1;
-    const result = takeTokens(buckets.get(key), rule.limit, cost, now);
-    if (result.allowed) {
-      updates.set(key, result.bucket);
-    } else {
-      refusedBy.push(rule.index);
-      retryAfterSeconds = Math.max(retryAfterSeconds, result.retryAfterSeconds);
-    }
-  }
-  if (refusedBy.length > 0) {
-    return { allowed: false, retryAfterSeconds, refusedBy, updates: new Map() };
-  }
-  return { allowed: true, updates };
+  const refusal = charge(
+    rules,
+    call,
+    (key) => buckets.get(key),
+    (key, bucket) => updates.set(key, bucket),
+    now,
+  );
+  if (refusal === undefined) return { allowed: true, updates };
+  return { allowed: false, ...refusal, updates };
 }
 
 /** What {@linkcode createRateLimiter} and {@linkcode rateLimit} run against. */
@@ -262,21 +280,69 @@ export function createRateLimiter(
   options: RateLimiterOptions,
   deps: RateLimiterDeps = {},
 ): (call: RateLimitCall) => RateLimitOutcome {
-  const limits = compileRateLimits(options);
+  const limit = createLimiter(options, deps);
+  return function limitCall(call: RateLimitCall): RateLimitOutcome {
+    checkCall(call.kind, call.name);
+    const refusal = limit(call);
+    if (refusal === undefined) return { allowed: true };
+    return { allowed: false, ...refusal };
+  };
+}
+
+/**
+ * The limiter behind {@linkcode createRateLimiter} and {@linkcode rateLimit}:
+ * `undefined` when the call is allowed (and charged), else why not.
+ */
+function createLimiter(
+  options: RateLimiterOptions,
+  deps: RateLimiterDeps,
+): (call: RateLimitCall) => RateLimitRefusal | undefined {
+  const rules = rulesOf(compileRateLimits(options));
   const store = deps.store ?? new MemoryBucketStore();
   const now = deps.now ?? Date.now;
-  return function limitCall(call: RateLimitCall): RateLimitOutcome {
-    const buckets = new Map<string, TokenBucket>();
-    for (const key of bucketKeys(limits, call)) {
-      const bucket = store.get(key);
-      if (bucket !== undefined) buckets.set(key, bucket);
+  const read = (key: string) => store.get(key);
+  const write = (key: string, bucket: TokenBucket) => store.set(key, bucket);
+  return (call) => charge(rules, call, read, write, now());
+}
+
+/**
+ * Takes the call's cost from the bucket of every rule that applies, all or
+ * nothing: the core of {@linkcode decideRateLimit} and of the limiter, which
+ * reads, decides and writes with no `await` in between. Nothing is written
+ * unless every rule allows the call. The first rule's bucket waits in locals,
+ * so the common one-rule call allocates nothing but the bucket it writes.
+ */
+function charge(
+  rules: readonly CompiledRule[],
+  call: RateLimitCall,
+  read: (key: string) => TokenBucket | undefined,
+  write: (key: string, bucket: TokenBucket) => void,
+  now: number,
+): RateLimitRefusal | undefined {
+  const { kind, name, principal } = call;
+  let firstKey: string | undefined;
+  let firstBucket: TokenBucket | undefined;
+  let more: [key: string, bucket: TokenBucket][] | undefined;
+  let refusedBy: number[] | undefined;
+  let retryAfterSeconds = 0;
+  for (const rule of rules) {
+    if (!applies(rule, kind, name)) continue;
+    const key = keyFor(rule, kind, name, principal);
+    const result = takeTokens(read(key), rule.limit, rule.costs.get(name) ?? 1, now);
+    if (!result.allowed) {
+      (refusedBy ??= []).push(rule.index);
+      retryAfterSeconds = Math.max(retryAfterSeconds, result.retryAfterSeconds);
+    } else if (firstKey === undefined) {
+      firstKey = key;
+      firstBucket = result.bucket;
+    } else {
+      (more ??= []).push([key, result.bucket]);
     }
-    const decision = decideRateLimit(limits, call, buckets, now());
-    for (const [key, bucket] of decision.updates) store.set(key, bucket);
-    if (decision.allowed) return { allowed: true };
-    const { retryAfterSeconds, refusedBy } = decision;
-    return { allowed: false, retryAfterSeconds, refusedBy };
-  };
+  }
+  if (refusedBy !== undefined) return { retryAfterSeconds, refusedBy };
+  if (firstKey !== undefined && firstBucket !== undefined) write(firstKey, firstBucket);
+  if (more !== undefined) { for (const [key, bucket] of more) write(key, bucket); }
+  return undefined;
 }
 
 /**
@@ -313,54 +379,86 @@ export function createRateLimiter(
  * ```
  */
 export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
-  const limit = createRateLimiter(options, deps);
+  const limit = createLimiter(options, deps);
   return {
     name: "rate-limit",
     stage: "rate_limit",
-    async run(call, next) {
-      const outcome = limit({
-        kind: call.kind,
-        name: call.name,
-        principal: call.context.principal,
-      });
-      if (outcome.allowed) return await next(call);
-      const seconds = outcome.retryAfterSeconds;
+    // Not async: an allowed call hands on `next`'s promise without another hop.
+    run(call, next) {
+      let refusal: RateLimitRefusal | undefined;
+      try {
+        checkCall(call.kind, call.name);
+        refusal = limit({ kind: call.kind, name: call.name, principal: call.context.principal });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (refusal === undefined) return next(call);
+      const seconds = refusal.retryAfterSeconds;
       const label = itemLabel(call.kind, call.name);
       const message = `Rate limit exceeded: ${label}, retry in ${seconds} s`;
-      return {
+      return Promise.resolve({
         status: "rate_limited",
         error: new RpcError(ErrorCode.RateLimited, message, { retry_after_seconds: seconds }),
-      };
+      });
     },
   };
 }
 
-function applicableRules(limits: RateLimits, call: RateLimitCall): readonly CompiledRule[] {
+function rulesOf(limits: RateLimits): readonly CompiledRule[] {
   const rules = compiledLimits.get(limits);
   if (rules === undefined) {
     throw new TypeError(`${PREFIX}: expected limits from compileRateLimits()`);
   }
-  if (!ITEM_KINDS.has(call.kind) || typeof call.name !== "string") {
-    throw new TypeError("Invalid rate limit call: expected a known kind and a string name");
-  }
-  return rules.filter((rule) =>
-    rule.kinds.has(call.kind) &&
-    (rule.matchers === undefined || rule.matchers.some((matches) => matches(call.name)))
-  );
+  return rules;
 }
 
-function keyFor(rule: CompiledRule, call: RateLimitCall): string {
-  const principal = typeof call.principal === "string" ? call.principal : null;
-  switch (rule.scope) {
-    case "global":
-      return JSON.stringify([rule.index, rule.scope]);
-    case "tool":
-      return JSON.stringify([rule.index, rule.scope, call.kind, call.name]);
-    case "principal":
-      return JSON.stringify([rule.index, rule.scope, principal]);
-    case "tool+principal":
-      return JSON.stringify([rule.index, rule.scope, call.kind, call.name, principal]);
+function checkCall(kind: CallKind, name: string): void {
+  if (!ITEM_KINDS.has(kind) || typeof name !== "string") {
+    throw new TypeError("Invalid rate limit call: expected a known kind and a string name");
   }
+}
+
+function applies(rule: CompiledRule, kind: CallKind, name: string): boolean {
+  if (!rule.kinds.has(kind)) return false;
+  const matchers = rule.matchers;
+  if (matchers === undefined) return true;
+  for (const matches of matchers) if (matches(name)) return true;
+  return false;
+}
+
+/**
+ * The rule's bucket key for a call: the JSON text of a tuple of the rule's
+ * index and scope and the parts of the call the scope looks at.
+ */
+function keyFor(
+  rule: CompiledRule,
+  kind: CallKind,
+  name: string,
+  principal: string | undefined,
+): string {
+  const { scope, keys } = rule;
+  if (scope === "global") return keys.global;
+  const byItem = scope !== "principal";
+  const byCaller = scope !== "tool";
+  const item = byItem ? kind : "";
+  const itemName = byItem ? name : "";
+  const who = byCaller && typeof principal === "string" ? principal : null;
+  let names = keys.items.get(item);
+  if (names === undefined) keys.items.set(item, names = new Map());
+  let callers = names.get(itemName);
+  if (callers === undefined) names.set(itemName, callers = new Map());
+  let key = callers.get(who);
+  if (key === undefined) {
+    const parts = [rule.index, scope, ...(byItem ? [kind, name] : []), ...(byCaller ? [who] : [])];
+    key = JSON.stringify(parts);
+    if (++keys.size > KEY_CACHE_LIMIT) {
+      keys.items.clear();
+      keys.size = 0;
+    } else {
+      callers.set(who, key);
+    }
+  }
+  return key;
 }
 
 function compileRule(value: unknown, index: number): CompiledRule {
@@ -407,6 +505,7 @@ function compileRule(value: unknown, index: number): CompiledRule {
     matchers,
     kinds: new Set(kinds),
     costs,
+    keys: { global: JSON.stringify([index, scope]), items: new Map(), size: 0 },
   };
 }
 

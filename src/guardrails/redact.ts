@@ -11,10 +11,11 @@
  */
 
 import {
+  compilePresetRule,
   compileRule,
   DEFAULT_REDACT_KEYS,
   normaliseKey,
-  presetPatterns,
+  presetGroups,
   REDACT_PRESETS,
   type RedactPreset,
 } from "./redact_presets.ts";
@@ -89,11 +90,25 @@ export interface Redactor {
   readonly maxDepth: number;
 }
 
-interface Compiled {
+/**
+ * Compiled rules and the hints a text must match before they run (see
+ * `RuleGroup`); user patterns have no hints and always run.
+ */
+interface CompiledGroup {
+  readonly hint: RegExp | undefined;
+  readonly confirm: RegExp | undefined;
   readonly rules: readonly RegExp[];
+}
+
+interface Compiled {
+  /** Every hint in one pattern: a text it does not match skips every hinted group at once. */
+  readonly anyHint: RegExp | undefined;
+  readonly groups: readonly CompiledGroup[];
   readonly keys: ReadonlySet<string>;
   // Normalising a key allocates; field names repeat, so their verdicts are kept.
   readonly verdicts: Map<string, boolean>;
+  /** The state of the last finished {@linkcode redactValue} walk, for the next one. */
+  idleWalk: Walk | undefined;
 }
 
 const compiledRedactors = new WeakMap<Redactor, Compiled>();
@@ -126,6 +141,9 @@ function collectKeys(options: RedactorOptions): string[] {
 
 /**
  * Checks the options once and builds a redactor for the redaction functions.
+ * A built-in rule only scans text that holds a literal it needs (`AKIA`,
+ * `eyJ`, `://`, a sensitive key before `:` or `=`, …), so ordinary text costs
+ * a few quick searches; `patterns` scan all text.
  *
  * @param options What to detect and how to mask it.
  * @returns A reusable, immutable redactor.
@@ -153,17 +171,31 @@ export function compileRedactor(options: RedactorOptions = {}): Redactor {
   }
   const presets = [...new Set(selectPresets(options.presets))];
   const keys = collectKeys(options);
-  const rules = [
-    ...presets.flatMap((preset) => presetPatterns(preset, keys)),
-    ...(options.patterns ?? []),
-  ].map(compileRule);
+  const hinted = presets.flatMap((preset) => presetGroups(preset, keys));
+  const groups: CompiledGroup[] = hinted.map(({ hint, confirm, patterns }) => ({
+    hint,
+    confirm,
+    rules: patterns.map(compilePresetRule),
+  }));
+  const patterns = (options.patterns ?? []).map(compileRule);
+  if (patterns.length > 0) groups.push({ hint: undefined, confirm: undefined, rules: patterns });
+  // Case-insensitive, so it matches wherever a case-sensitive hint would.
+  const anyHint = hinted.length === 0
+    ? undefined
+    : new RegExp(hinted.map(({ hint }) => `(?:${hint.source})`).join("|"), "iu");
   const redactor: Redactor = Object.freeze({
     mask,
     presets: Object.freeze(presets),
     keys: Object.freeze(keys),
     maxDepth,
   });
-  compiledRedactors.set(redactor, { rules, keys: new Set(keys), verdicts: new Map() });
+  compiledRedactors.set(redactor, {
+    anyHint,
+    groups,
+    keys: new Set(keys),
+    verdicts: new Map(),
+    idleWalk: undefined,
+  });
   return redactor;
 }
 
@@ -175,25 +207,32 @@ function compiledOf(redactor: Redactor): Compiled {
   return compiled;
 }
 
-/** Start and end offsets of every secret any rule finds, sorted by start. */
-function findSecrets(rules: readonly RegExp[], text: string): [number, number][] {
-  const spans: [number, number][] = [];
-  for (const rule of rules) {
-    // A global expression resumes at `lastIndex`: start every scan from the top.
-    rule.lastIndex = 0;
-    for (let match = rule.exec(text); match !== null; match = rule.exec(text)) {
-      const end = match.index + match[0].length;
-      if (end === match.index) rule.lastIndex = end + 1;
-      const [start, stop] = match.indices?.groups?.secret ?? [match.index, end];
-      if (stop > start) spans.push([start, stop]);
+/** Start and end offsets of every secret any rule finds, sorted by start; none as `undefined`. */
+function findSecrets(compiled: Compiled, text: string): [number, number][] | undefined {
+  let spans: [number, number][] | undefined;
+  const hinted = compiled.anyHint?.test(text) ?? false;
+  for (const { hint, confirm, rules } of compiled.groups) {
+    if (hint !== undefined && (!hinted || !hint.test(text) || confirm?.test(text) === false)) {
+      continue;
+    }
+    for (const rule of rules) {
+      // A global expression resumes at `lastIndex`: start every scan from the top.
+      rule.lastIndex = 0;
+      for (let match = rule.exec(text); match !== null; match = rule.exec(text)) {
+        const end = match.index + match[0].length;
+        if (end === match.index) rule.lastIndex = end + 1;
+        // Only rules with a `secret` group have the `d` flag, and so `indices`.
+        const [start, stop] = match.indices?.groups?.secret ?? [match.index, end];
+        if (stop > start) (spans ??= []).push([start, stop]);
+      }
     }
   }
-  return spans.sort((a, b) => a[0] - b[0]);
+  return spans?.sort((a, b) => a[0] - b[0]);
 }
 
 function maskText(compiled: Compiled, mask: string, text: string): string {
-  const spans = findSecrets(compiled.rules, text);
-  if (spans.length === 0) return text;
+  const spans = findSecrets(compiled, text);
+  if (spans === undefined) return text;
   let result = "";
   let cursor = 0;
   let maskEnd = -1;
@@ -249,7 +288,33 @@ interface Walk {
   readonly redactor: Redactor;
   readonly compiled: Compiled;
   // Containers on the path from the root: meeting one again means a cycle.
-  readonly ancestors: Set<object>;
+  // Paths are short, so an array searched in order does; past SHORT_PATH
+  // containers a Set holds the whole path, so deep data stays linear.
+  readonly path: object[];
+  deep: Set<object> | undefined;
+}
+
+const SHORT_PATH = 32;
+
+/** Puts `container` on the path; false when it is there already (a cycle). */
+function enter(state: Walk, container: object): boolean {
+  const { path } = state;
+  if (path.length < SHORT_PATH) {
+    if (path.includes(container)) return false;
+  } else {
+    state.deep ??= new Set(path);
+    if (state.deep.has(container)) return false;
+    state.deep.add(container);
+  }
+  path.push(container);
+  return true;
+}
+
+function leave(state: Walk): void {
+  const container = state.path.pop();
+  if (state.deep === undefined || container === undefined) return;
+  if (state.path.length < SHORT_PATH) state.deep = undefined;
+  else state.deep.delete(container);
 }
 
 function walk(state: Walk, value: unknown, depth: number): unknown {
@@ -266,15 +331,14 @@ function walk(state: Walk, value: unknown, depth: number): unknown {
 }
 
 function walkJson(state: Walk, value: unknown, depth: number): unknown {
-  const { redactor, compiled, ancestors } = state;
+  const { redactor, compiled } = state;
   if (typeof value === "string") return maskText(compiled, redactor.mask, value);
   if (!isRecord(value) || ArrayBuffer.isView(value)) return value;
-  if (depth > redactor.maxDepth || ancestors.has(value)) return redactor.mask;
-  ancestors.add(value);
+  if (depth > redactor.maxDepth || !enter(state, value)) return redactor.mask;
   const result = Array.isArray(value)
     ? walkArray(state, value, depth)
     : walkObject(state, value, depth);
-  ancestors.delete(value);
+  leave(state);
   return result;
 }
 
@@ -332,7 +396,16 @@ function walkObject(state: Walk, object: Record<string, unknown>, depth: number)
  * ```
  */
 export function redactValue(redactor: Redactor, value: unknown): unknown {
-  return walk({ redactor, compiled: compiledOf(redactor), ancestors: new Set() }, value, 0);
+  const compiled = compiledOf(redactor);
+  if (typeof value === "string") return maskText(compiled, redactor.mask, value);
+  if (!isRecord(value)) return value;
+  // A walk leaves its path empty, so its state can serve the next one; a
+  // nested walk (from a toJSON) or one a throw cut short gets a fresh state.
+  const state = compiled.idleWalk ?? { redactor, compiled, path: [], deep: undefined };
+  compiled.idleWalk = undefined;
+  const masked = walk(state, value, 0);
+  compiled.idleWalk = state;
+  return masked;
 }
 
 function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {

@@ -28,7 +28,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * back when it changes; the indentation style is kept.
  */
 function redactJsonText(redactor: Redactor, text: string): string {
-  const first = text.trimStart()[0];
+  // JSON may start with spaces, tabs and line breaks, and nothing else.
+  let at = 0;
+  for (let code = text.charCodeAt(0); code === 32 || code === 9 || code === 10 || code === 13;) {
+    code = text.charCodeAt(++at);
+  }
+  const first = text[at];
   if (first !== "{" && first !== "[") return text;
   let parsed: unknown;
   try {
@@ -43,7 +48,8 @@ function redactJsonText(redactor: Redactor, text: string): string {
 
 function redactJsonBlocks(redactor: Redactor, blocks: readonly unknown[]): readonly unknown[] {
   let copy: unknown[] | undefined;
-  blocks.forEach((block, index) => {
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index];
     let next = block;
     if (isRecord(block)) {
       if (block.type === "resource_link") {
@@ -71,7 +77,7 @@ function redactJsonBlocks(redactor: Redactor, blocks: readonly unknown[]): reado
     }
     if (copy === undefined && next !== block) copy = blocks.slice(0, index);
     copy?.push(next);
-  });
+  }
   return copy ?? blocks;
 }
 
@@ -80,24 +86,28 @@ function redactBlocks(redactor: Redactor, blocks: unknown): unknown {
   return redactContent(redactor, redactJsonBlocks(redactor, blocks));
 }
 
-/** Masks one result by what kind of call produced it. */
+/** Masks one result by what kind of call produced it; the result itself when nothing changed. */
 export function redactResult(
   redactor: Redactor,
   kind: GuardedCall["kind"],
   result: Record<string, unknown>,
 ): Record<string, unknown> {
-  const copy = { ...result };
   switch (kind) {
-    case "tool":
-      copy.content = redactBlocks(redactor, result.content);
-      if (result.structuredContent !== undefined) {
-        copy.structuredContent = redactValue(redactor, result.structuredContent);
-      }
-      break;
-    case "resource":
-      copy.contents = redactBlocks(redactor, result.contents);
-      break;
-    case "prompt":
+    case "tool": {
+      const content = redactBlocks(redactor, result.content);
+      const structured = result.structuredContent;
+      const masked = structured === undefined ? undefined : redactValue(redactor, structured);
+      if (content === result.content && masked === structured) return result;
+      const copy: Record<string, unknown> = { ...result, content };
+      if (structured !== undefined) copy.structuredContent = masked;
+      return copy;
+    }
+    case "resource": {
+      const contents = redactBlocks(redactor, result.contents);
+      return contents === result.contents ? result : { ...result, contents };
+    }
+    case "prompt": {
+      const copy = { ...result };
       if (Array.isArray(result.messages)) {
         copy.messages = result.messages.map((message: unknown) => {
           if (!isRecord(message)) return message;
@@ -108,19 +118,20 @@ export function redactResult(
       if (typeof result.description === "string") {
         copy.description = redactText(redactor, result.description);
       }
-      break;
+      return copy;
+    }
   }
-  return copy;
 }
 
-/** Masks an outcome: the result, or the error's message and data. */
+/** Masks an outcome: the result, or the error's message and data; the outcome itself when unchanged. */
 export function redactOutcome(
   redactor: Redactor,
   kind: GuardedCall["kind"],
   outcome: CallOutcome,
 ): CallOutcome {
   if ("result" in outcome) {
-    return { status: outcome.status, result: redactResult(redactor, kind, outcome.result) };
+    const result = redactResult(redactor, kind, outcome.result);
+    return result === outcome.result ? outcome : { status: outcome.status, result };
   }
   const { error } = outcome;
   const message = redactText(redactor, error.message);
