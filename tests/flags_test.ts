@@ -5,7 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import process from "node:process";
 import {
   type FlagsResult,
   MemoryTransport,
@@ -132,17 +131,18 @@ async function runDesk(setup: ServerSetup, messages: unknown[]): Promise<Map<unk
 
 /** Captures what the stderr audit sink writes while `fn` runs. */
 async function captureStderr(fn: () => Promise<void>): Promise<string> {
-  const original = process.stderr.write;
+  const stderr = Deno.stderr;
+  const original = stderr.writeSync;
   let text = "";
-  // write() is overloaded; the stand-in takes what the sink passes it (one string).
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    text += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-    return true;
-  }) as typeof process.stderr.write;
+  // The stderr audit sink writes synchronously through Deno.stderr.
+  stderr.writeSync = (chunk: Uint8Array): number => {
+    text += new TextDecoder().decode(chunk);
+    return chunk.length;
+  };
   try {
     await fn();
   } finally {
-    process.stderr.write = original;
+    stderr.writeSync = original;
   }
   return text;
 }

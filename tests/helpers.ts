@@ -118,6 +118,7 @@ export function testContext(principal?: string): RequestContext {
   const refuse = () => Promise.reject(new Error("No client in this test"));
   return {
     signal: new AbortController().signal,
+    aborted: false,
     requestId: 1,
     client: { info: undefined, capabilities: {}, protocolVersion: "2025-06-18" },
     principal,

@@ -89,7 +89,7 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       ? "internal_error"
       : AUDIT_OUTCOME[outcome.status];
     // A handler that finished after its cancellation still had its reply dropped.
-    if (status !== "cancelled" && context.signal.aborted) status = "cancelled";
+    if (status !== "cancelled" && context.aborted) status = "cancelled";
     const code = outcome === undefined
       ? ErrorCode.InternalError
       : "error" in outcome

@@ -10,8 +10,9 @@
  * @module
  */
 
-import process from "node:process";
-import { type FileHandle, open } from "node:fs/promises";
+// Types only: node:fs is imported when a file sink first writes, so servers
+// without one never load Node compatibility (cold start).
+import type { FileHandle } from "node:fs/promises";
 import type { AuditEntry, AuditSink } from "./audit.ts";
 
 /** Options every sink takes. */
@@ -31,7 +32,7 @@ export interface StderrAuditSinkOptions extends AuditSinkOptions {
    * Receives each entry as one line of JSON, the trailing `\n` included, and
    * must write it synchronously.
    *
-   * @default {`process.stderr.write` from `node:process`}
+   * @default {a synchronous write to the process's stderr}
    */
   write?: (line: string) => void;
 }
@@ -55,8 +56,16 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const stderrEncoder = new TextEncoder();
+
+/** Synchronous, so an entry is on stderr before the call's reply goes out. */
 function writeStderr(text: string): void {
-  process.stderr.write(text);
+  if (typeof Deno !== "undefined") {
+    let bytes = stderrEncoder.encode(text);
+    while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+    return;
+  }
+  console.error(text.endsWith("\n") ? text.slice(0, -1) : text);
 }
 
 function reportToStderr(error: unknown): void {
@@ -205,7 +214,7 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
       const count = batch.length;
       queue = [];
       try {
-        handle ??= await open(path, "a");
+        handle ??= await (await import("node:fs/promises")).open(path, "a");
         await append(handle, batch);
         if (sync) await handle.datasync();
       } catch (error) {

@@ -75,6 +75,8 @@ export interface ElicitUrlOptions extends ClientRequestOptions {
 export interface RequestContext {
   /** Aborted on `notifications/cancelled` for this request and on shutdown. */
   readonly signal: AbortSignal;
+  /** Whether `signal` has fired; reading this does not create the signal (cheaper on hot paths). */
+  readonly aborted: boolean;
   /** The JSON-RPC id of the request. */
   readonly requestId: JsonRpcId;
   /** The client on the other end. */

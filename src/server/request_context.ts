@@ -75,6 +75,10 @@ export class HandlerContext implements RequestContext {
     return this.#request.signal;
   }
 
+  get aborted(): boolean {
+    return this.#request.aborted;
+  }
+
   get client(): ClientDescription {
     const session = this.#session;
     return {

@@ -300,7 +300,7 @@ export async function runTool(
     // Validation above is what makes the inferred argument type true.
     value = await tool.definition.handler(args as never, context);
   } catch (error) {
-    if (context.signal.aborted) return cancelledOutcome();
+    if (context.aborted) return cancelledOutcome();
     if (error instanceof RpcError) return errorOutcome(error);
     const message = error instanceof Error ? error.message : String(error);
     return toolError(message.length > 0 ? message : `Tool '${name}' failed`);
