@@ -249,10 +249,19 @@ class SplitterState {
       excess -= cut;
     }
     if (pieces.every(isBlank)) return;
+    // Pieces are checked as they are decoded: testing the joined text would
+    // first flatten it into one large string.
     let text = "";
-    for (const piece of pieces) text += this.#decoder.decode(piece, { stream: true });
-    text += this.#decoder.decode();
-    if (text.includes("\uFFFD")) {
+    let suspect = false;
+    for (const piece of pieces) {
+      const part = this.#decoder.decode(piece, { stream: true });
+      suspect ||= part.includes("\uFFFD");
+      text += part;
+    }
+    const tail = this.#decoder.decode();
+    suspect ||= tail.includes("\uFFFD");
+    text += tail;
+    if (suspect) {
       // Rare: a real U+FFFD or bad bytes. Only the strict decoder can tell.
       this.#emit(this.#join(last).subarray(0, size), controller);
       return;
