@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import { accessPolicy, type AccessPolicyOptions, compileAccessPolicy } from "./access_policy.ts";
 import { auditLog } from "./audit_log.ts";
 import type { AuditSink } from "./audit.ts";
@@ -49,10 +50,6 @@ export interface GuardrailsDeps {
 }
 
 const KEYS: ReadonlySet<string> = new Set(["principal", "access", "rateLimit", "redact", "audit"]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isSink(value: unknown): value is AuditSink {
   return isRecord(value) && typeof value.write === "function" && typeof value.flush === "function";

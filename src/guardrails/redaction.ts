@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import type { CallOutcome, GuardedCall, Guardrail } from "./pipeline.ts";
 import {
   compileRedactor,
@@ -17,10 +18,6 @@ import {
   redactValue,
 } from "./redact.ts";
 import { RpcError } from "../jsonrpc/errors.ts";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Key rules only see parsed data, so JSON carried as text (structured output

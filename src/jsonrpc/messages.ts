@@ -79,7 +79,8 @@ export type Classified =
   | { kind: "response"; message: JsonRpcResponse }
   | { kind: "invalid"; id: JsonRpcId | null; reason: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a JSON object (not null, not an array): the check every layer needs. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import {
   checkElicitSchema,
   type ElicitContent,
@@ -87,10 +88,6 @@ export interface Root {
   uri: string;
   /** A display name. */
   name?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const CONTENT_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio"]);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 
 /** The rest of the call a completion is for. */
@@ -25,10 +26,6 @@ export type Completer = (
 
 /** The most values one completion result carries, per the specification. */
 export const MAX_COMPLETION_VALUES = 100;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function invalid(message: string): RpcError {
   return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);

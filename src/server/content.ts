@@ -6,6 +6,8 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
+
 /** Optional hints on a content block for the client. */
 export interface ContentAnnotations {
   /** Who the block is meant for. */
@@ -128,10 +130,6 @@ const BLOCK_TYPES: ReadonlySet<string> = new Set([
   "resource",
   "resource_link",
 ]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Why `value` is not a content block, or undefined when it is one. Checks only

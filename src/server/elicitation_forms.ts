@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
 import type { Infer, JsonSchemaObject } from "../schema/types.ts";
 
@@ -140,10 +141,6 @@ export type ElicitResult<S extends ElicitSchema> =
   | { action: "accept"; content: ElicitContent<S> }
   | { action: "decline" }
   | { action: "cancel" };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isStringList(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
+
 /**
  * The MCP revisions Warden speaks, newest first.
  *
@@ -83,10 +85,6 @@ export function negotiateVersion(offered: string): string {
  */
 export function revisionAtLeast(version: string, minimum: string): boolean {
   return version >= minimum;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

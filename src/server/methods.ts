@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import type { MethodHandler, NotificationHandler } from "../dispatcher/dispatcher.ts";
 import type {
   CallKind,
@@ -57,10 +58,6 @@ export interface ServerState {
   readonly log: (message: string) => void;
   /** Called when a client says its roots changed. */
   readonly rootsChanged: (session: McpSession) => void;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string): RpcError {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import type { InflightRequest } from "../dispatcher/inflight.ts";
 import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/messages.ts";
 import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
@@ -30,10 +31,6 @@ import {
 export interface ContextServices {
   /** Masks data leaving the server outside a call's result (log data, progress messages). */
   readonly outgoing: <T>(value: T) => T;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function severity(level: LoggingLevel): number {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
 import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
 import type { CallOutcome } from "../guardrails/pipeline.ts";
@@ -193,10 +194,6 @@ function invalidArgumentsResult(
 function summarize(violations: readonly { path: string; message: string }[]): string {
   const shown = violations.slice(0, 3).map((v) => `${v.path} ${v.message}`).join("; ");
   return violations.length > 3 ? `${shown}; and ${violations.length - 3} more` : shown;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function toolError(message: string): CallOutcome {

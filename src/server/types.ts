@@ -12,26 +12,18 @@ import type { HttpOptions } from "../transports/http/options.ts";
 import type { Transport } from "../transports/transport.ts";
 import type { Root } from "./client_requests.ts";
 import type { ClientDescription, ClientRequestOptions } from "./context.ts";
-import type { Icon } from "./lifecycle.ts";
+import type { Implementation } from "./lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "./prompts.ts";
 import type { ResourceDefinition } from "./resources.ts";
 import type { ResourceTemplateDefinition } from "./templates.ts";
 import type { ToolDefinition } from "./tools.ts";
 
-/** Options of {@linkcode createServer}. */
-export interface ServerOptions {
-  /** The server's programmatic name, sent as `serverInfo.name`. */
-  name: string;
-  /** The server's version, sent as `serverInfo.version`. */
-  version: string;
-  /** A human-readable name, sent as `serverInfo.title`. */
-  title?: string;
-  /** What the server does, sent as `serverInfo.description` (revision 2025-11-25). */
-  description?: string;
-  /** Icons for the server, sent as `serverInfo.icons` (revision 2025-11-25). */
-  icons?: readonly Icon[];
-  /** The server's home page, sent as `serverInfo.websiteUrl` (revision 2025-11-25). */
-  websiteUrl?: string;
+/**
+ * Options of {@linkcode createServer}. The `Implementation` fields (`name`,
+ * `version`, `title`, `description`, `icons`, `websiteUrl`) are sent as
+ * `serverInfo`.
+ */
+export interface ServerOptions extends Implementation {
   /** Guidance for the model on how to use this server, sent at `initialize`. */
   instructions?: string;
   /** Tools to register now (more can be added with `server.tool()`). */

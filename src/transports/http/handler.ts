@@ -12,7 +12,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "../../server/lifecycle.ts";
 import { MemoryEventStore } from "./event_store.ts";
 import { HttpSession } from "./http_session.ts";
 import type { HttpHost, HttpOptions } from "./options.ts";
-import { accepts, isRecord, readBody, requestIdsOf, rpcError } from "./requests.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import { accepts, readBody, requestIdsOf, rpcError } from "./requests.ts";
 import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
 const SSE_HEADERS = {

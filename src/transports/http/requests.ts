@@ -5,12 +5,8 @@
  * @module
  */
 
+import { isRecord } from "../../jsonrpc/messages.ts";
 import type { JsonRpcId } from "../../jsonrpc/messages.ts";
-
-/** A JSON object (not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The ids of the requests among `messages` (notifications and responses have none). */
 export function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
