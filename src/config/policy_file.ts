@@ -8,7 +8,8 @@
 
 // Types only: the parser itself is imported when a policy is read, so that
 // servers without a policy never load it (cold start).
-import type { Node, ParseError } from "jsonc-parser";
+import type { Node, ParseError } from "npm:jsonc-parser@^3.3.1";
+import { loadJsoncParser } from "./npm_packages.ts";
 import type { GuardrailsConfig } from "../guardrails/guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/guardrails.ts";
 
@@ -91,7 +92,7 @@ function valueOf(node: Node, text: string, source: string): unknown {
  * ```
  */
 export async function parsePolicy(text: string, source: string): Promise<GuardrailsConfig> {
-  const { parseTree, printParseErrorCode } = await import("jsonc-parser");
+  const { parseTree, printParseErrorCode } = await loadJsoncParser();
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
