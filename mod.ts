@@ -38,47 +38,47 @@ export {
   LOGGING_LEVELS,
   type LoggingLevel,
   MissingCapabilityError,
-} from "./src/server/session.ts";
+} from "./src/eras/legacy/session.ts";
 export type {
   Root,
   SamplingMessage,
   SamplingRequest,
   SamplingResult,
   UrlElicitation,
-} from "./src/server/client_requests.ts";
+} from "./src/eras/legacy/client_requests.ts";
 export type {
   ElicitContent,
   ElicitField,
   ElicitResult,
   ElicitSchema,
-} from "./src/server/elicitation_forms.ts";
-export type { ResourceTemplateDefinition } from "./src/server/templates.ts";
+} from "./src/core/elicitation_forms.ts";
+export type { ResourceTemplateDefinition } from "./src/core/templates.ts";
 export {
   type Completer,
   type CompletionContext,
   MAX_COMPLETION_VALUES,
-} from "./src/server/completion.ts";
-export { compileUriTemplate, type UriTemplate } from "./src/server/uri_template.ts";
+} from "./src/core/completion.ts";
+export { compileUriTemplate, type UriTemplate } from "./src/core/uri_template.ts";
 export {
   defineTool,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolReturn,
-} from "./src/server/tools.ts";
-export type { ResourceContext, ResourceDefinition } from "./src/server/resources.ts";
+} from "./src/core/tools.ts";
+export type { ResourceContext, ResourceDefinition } from "./src/core/resources.ts";
 export {
   definePrompt,
   type PromptArgs,
   type PromptArgument,
   type PromptDefinition,
   type PromptReturn,
-} from "./src/server/prompts.ts";
+} from "./src/core/prompts.ts";
 export type {
   ClientDescription,
   ClientRequestOptions,
   ElicitUrlOptions,
   RequestContext,
-} from "./src/server/context.ts";
+} from "./src/core/context.ts";
 export type {
   AudioContent,
   ContentAnnotations,
@@ -90,13 +90,13 @@ export type {
   ResourceLink,
   TextContent,
   ToolResult,
-} from "./src/server/content.ts";
+} from "./src/core/content.ts";
 export {
   type Icon,
   type Implementation,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "./src/server/lifecycle.ts";
+} from "./src/core/lifecycle.ts";
 
 export { ErrorCode, type ErrorCodeValue, RpcError } from "./src/jsonrpc/errors.ts";
 export type {

@@ -48,7 +48,7 @@ async function reconnect(ctx: RequestContext): Promise<string> {
  *
  * @example
  * ```ts
- * import { createConformanceServer } from "../examples/conformance.ts";
+ * import { createConformanceServer } from "./conformance.ts";
  * const server = createConformanceServer();
  * ```
  */

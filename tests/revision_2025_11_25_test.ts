@@ -19,7 +19,7 @@ import {
   type Transport,
 } from "../mod.ts";
 import type { AuditEntry } from "../src/guardrails/audit.ts";
-import { checkElicitSchema } from "../src/server/elicitation_forms.ts";
+import { checkElicitSchema } from "../src/core/elicitation_forms.ts";
 import { errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
 import {
   Client,

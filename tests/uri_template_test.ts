@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileUriTemplate } from "../src/server/uri_template.ts";
+import { compileUriTemplate } from "../src/core/uri_template.ts";
 
 type Values = Record<string, string>;
 

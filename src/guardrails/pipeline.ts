@@ -9,7 +9,7 @@
  */
 
 import type { RpcError } from "../jsonrpc/errors.ts";
-import type { RequestContext } from "../server/context.ts";
+import type { RequestContext } from "../core/context.ts";
 
 /** What a call is about. */
 export type CallKind = "tool" | "resource" | "prompt";

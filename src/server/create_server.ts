@@ -9,30 +9,36 @@ import { runConnection } from "../dispatcher/connection.ts";
 import { Dispatcher } from "../dispatcher/dispatcher.ts";
 import { type CallNext, composePipeline, orderGuardrails } from "../guardrails/pipeline.ts";
 import { createHttpHandler } from "../transports/http/handler.ts";
-import { listRoots } from "./client_requests.ts";
-import { type Implementation, UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
-import { buildMethods, isVisible, malformed, notFound, type ServerState } from "./methods.ts";
+import { listRoots } from "../eras/legacy/client_requests.ts";
+import { type Implementation, UNNEGOTIATED_PROTOCOL_VERSION } from "../core/lifecycle.ts";
+import {
+  buildMethods,
+  isVisible,
+  malformed,
+  notFound,
+  type ServerState,
+} from "../eras/legacy/methods.ts";
 import {
   getPrompt,
   type PromptDefinition,
   type RegisteredPrompt,
   registerPrompt,
-} from "./prompts.ts";
+} from "../core/prompts.ts";
 import {
   readResource,
   type RegisteredResource,
   registerResource,
   type ResourceDefinition,
-} from "./resources.ts";
-import { HandlerContext } from "./request_context.ts";
-import { McpSession } from "./session.ts";
+} from "../core/resources.ts";
+import { HandlerContext } from "../eras/legacy/context.ts";
+import { McpSession } from "../eras/legacy/session.ts";
 import {
   readTemplate,
   type RegisteredTemplate,
   registerTemplate,
   type ResourceTemplateDefinition,
-} from "./templates.ts";
-import { type RegisteredTool, registerTool, runTool, type ToolDefinition } from "./tools.ts";
+} from "../core/templates.ts";
+import { type RegisteredTool, registerTool, runTool, type ToolDefinition } from "../core/tools.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 
 function positive(value: number | undefined, name: string, integer: boolean): void {

@@ -10,13 +10,13 @@ import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import type { HttpOptions } from "../transports/http/options.ts";
 import type { Transport } from "../transports/transport.ts";
-import type { Root } from "./client_requests.ts";
-import type { ClientDescription, ClientRequestOptions } from "./context.ts";
-import type { Implementation } from "./lifecycle.ts";
-import type { PromptArgument, PromptDefinition } from "./prompts.ts";
-import type { ResourceDefinition } from "./resources.ts";
-import type { ResourceTemplateDefinition } from "./templates.ts";
-import type { ToolDefinition } from "./tools.ts";
+import type { Root } from "../eras/legacy/client_requests.ts";
+import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
+import type { Implementation } from "../core/lifecycle.ts";
+import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";
+import type { ResourceDefinition } from "../core/resources.ts";
+import type { ResourceTemplateDefinition } from "../core/templates.ts";
+import type { ToolDefinition } from "../core/tools.ts";
 
 /**
  * Options of {@linkcode createServer}. The `Implementation` fields (`name`,

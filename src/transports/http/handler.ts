@@ -8,7 +8,7 @@
  */
 
 import { ErrorCode } from "../../jsonrpc/errors.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "../../server/lifecycle.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { MemoryEventStore } from "./event_store.ts";
 import { HttpSession } from "./http_session.ts";
 import type { HttpHost, HttpOptions } from "./options.ts";

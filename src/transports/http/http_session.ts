@@ -7,7 +7,7 @@
  */
 
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/messages.ts";
-import type { McpSession } from "../../server/session.ts";
+import type { McpSession } from "../../eras/legacy/session.ts";
 import type { EventStore } from "./event_store.ts";
 import { SseWriter } from "./sse.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import type { Dispatcher } from "../../dispatcher/dispatcher.ts";
-import type { McpSession } from "../../server/session.ts";
+import type { McpSession } from "../../eras/legacy/session.ts";
 import type { EventStore } from "./event_store.ts";
 import type { CorsOptions } from "./security.ts";
 

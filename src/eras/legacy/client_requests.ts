@@ -6,15 +6,15 @@
  * @module
  */
 
-import { isRecord } from "../jsonrpc/messages.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
 import {
   checkElicitSchema,
   type ElicitContent,
   type ElicitResult,
   type ElicitSchema,
-} from "./elicitation_forms.ts";
-import type { ContentBlock } from "./content.ts";
-import { revisionAtLeast, UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
+} from "../../core/elicitation_forms.ts";
+import type { ContentBlock } from "../../core/content.ts";
+import { revisionAtLeast, UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import { type McpSession, MissingCapabilityError, type OutboundRequestOptions } from "./session.ts";
 
 /** One message of a sampling conversation. */

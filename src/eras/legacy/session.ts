@@ -6,10 +6,10 @@
  * @module
  */
 
-import { InflightTable } from "../dispatcher/inflight.ts";
-import type { DispatchSession } from "../dispatcher/dispatcher.ts";
-import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
-import type { Implementation } from "./lifecycle.ts";
+import { InflightTable } from "../../dispatcher/inflight.ts";
+import type { DispatchSession } from "../../dispatcher/dispatcher.ts";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../jsonrpc/messages.ts";
+import type { Implementation } from "../../core/lifecycle.ts";
 
 /** RFC 5424 severities, least severe first, as MCP's `logging/setLevel` names them. */
 export const LOGGING_LEVELS = [

@@ -5,26 +5,26 @@
  * @module
  */
 
-import { isRecord } from "../jsonrpc/messages.ts";
-import type { MethodHandler, NotificationHandler } from "../dispatcher/dispatcher.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import type { MethodHandler, NotificationHandler } from "../../dispatcher/dispatcher.ts";
 import type {
   CallKind,
   CallNext,
   CallOutcome,
   GuardedCall,
   Guardrail,
-} from "../guardrails/pipeline.ts";
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { JsonRpcParams } from "../jsonrpc/messages.ts";
-import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
-import { type Implementation, negotiateVersion } from "./lifecycle.ts";
-import { paginate } from "./pagination.ts";
-import type { RegisteredPrompt } from "./prompts.ts";
-import { type ContextServices, createRequestContext } from "./request_context.ts";
-import type { RegisteredResource } from "./resources.ts";
+} from "../../guardrails/pipeline.ts";
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { complete, type Completer, parseCompletionRequest } from "../../core/completion.ts";
+import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
+import { paginate } from "../../core/pagination.ts";
+import type { RegisteredPrompt } from "../../core/prompts.ts";
+import { type ContextServices, createRequestContext } from "./context.ts";
+import type { RegisteredResource } from "../../core/resources.ts";
 import { isLoggingLevel, type McpSession } from "./session.ts";
-import type { RegisteredTemplate } from "./templates.ts";
-import type { RegisteredTool } from "./tools.ts";
+import type { RegisteredTemplate } from "../../core/templates.ts";
+import type { RegisteredTool } from "../../core/tools.ts";
 
 /**
  * Calls whose params were malformed, keyed by their context (which guardrails

@@ -5,10 +5,15 @@
  */
 
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
-import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_requests.ts";
+import type {
+  Root,
+  SamplingRequest,
+  SamplingResult,
+  UrlElicitation,
+} from "../eras/legacy/client_requests.ts";
 import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
 import type { Implementation } from "./lifecycle.ts";
-import type { LoggingLevel } from "./session.ts";
+import type { LoggingLevel } from "../eras/legacy/session.ts";
 
 /** What the server knows about the client on this session. */
 export interface ClientDescription {

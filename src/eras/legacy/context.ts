@@ -6,20 +6,20 @@
  * @module
  */
 
-import { isRecord } from "../jsonrpc/messages.ts";
-import type { InflightRequest } from "../dispatcher/inflight.ts";
-import type { JsonRpcId, JsonRpcParams } from "../jsonrpc/messages.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import type { InflightRequest } from "../../dispatcher/inflight.ts";
+import type { JsonRpcId, JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
 import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_requests.ts";
-import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
+import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import type {
   ClientDescription,
   ClientRequestOptions,
   ElicitUrlOptions,
   RequestContext,
-} from "./context.ts";
-import type { ResourceContext } from "./resources.ts";
-import { UNNEGOTIATED_PROTOCOL_VERSION } from "./lifecycle.ts";
+} from "../../core/context.ts";
+import type { ResourceContext } from "../../core/resources.ts";
+import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import {
   LOGGING_LEVELS,
   type LoggingLevel,
