@@ -7,11 +7,20 @@
  * @module
  */
 
+// The one place the library names npm packages inline (see the module doc).
+// deno-lint-ignore-file no-import-prefix
+
 // Types only: erased at run time, so naming them loads nothing.
 import type * as JsoncParser from "npm:jsonc-parser@^3.3.1";
 
 /** The JSONC parser's module type. */
 export type JsoncParserModule = typeof JsoncParser;
+
+/** A node of the JSONC parser's syntax tree. */
+export type JsoncNode = JsoncParser.Node;
+
+/** One syntax error the JSONC parser reports. */
+export type JsoncParseError = JsoncParser.ParseError;
 
 /** Loads `jsonc-parser` (the policy file's parser). */
 export function loadJsoncParser(): Promise<JsoncParserModule> {

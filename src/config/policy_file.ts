@@ -8,8 +8,11 @@
 
 // Types only: the parser itself is imported when a policy is read, so that
 // servers without a policy never load it (cold start).
-import type { Node, ParseError } from "npm:jsonc-parser@^3.3.1";
-import { loadJsoncParser } from "./npm_packages.ts";
+import {
+  type JsoncNode as Node,
+  type JsoncParseError as ParseError,
+  loadJsoncParser,
+} from "./npm_packages.ts";
 import type { GuardrailsConfig } from "../guardrails/guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/guardrails.ts";
 
