@@ -28,24 +28,27 @@ export { createServer } from "./src/server/create_server.ts";
 export type {
   ClientSession,
   ConnectOptions,
+  ItemHandle,
   ItemType,
   Server,
   ServerOptions,
 } from "./src/server/types.ts";
+export { isLoggingLevel, LOGGING_LEVELS, type LoggingLevel } from "./src/core/logging.ts";
 export {
-  ClientRequestError,
-  isLoggingLevel,
-  LOGGING_LEVELS,
-  type LoggingLevel,
+  InputRequiredError,
   MissingCapabilityError,
-} from "./src/eras/legacy/session.ts";
-export type {
-  Root,
-  SamplingMessage,
-  SamplingRequest,
-  SamplingResult,
-  UrlElicitation,
-} from "./src/eras/legacy/client_requests.ts";
+  type Root,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+  type UrlElicitation,
+} from "./src/core/client_asks.ts";
+export { ClientRequestError } from "./src/eras/legacy/session.ts";
+export type { CacheScope, ItemCache } from "./src/core/cache.ts";
+export type { CacheOptions } from "./src/eras/modern/caching.ts";
+export { ModernErrorCode } from "./src/eras/modern/errors.ts";
+export { MODERN_PROTOCOL_VERSIONS } from "./src/eras/modern/meta.ts";
+export type { StateSecret } from "./src/eras/modern/request_state.ts";
 export type {
   ElicitContent,
   ElicitField,
@@ -139,10 +142,13 @@ export type {
 } from "./src/schema/types.ts";
 
 export type {
+  CallClient,
+  CallContext,
   CallKind,
   CallNext,
   CallOutcome,
   CallStatus,
+  Era,
   GuardedCall,
   Guardrail,
   GuardrailStage,

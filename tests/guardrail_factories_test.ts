@@ -363,7 +363,8 @@ Deno.test("A call the access policy refuses spends no rate-limit token", async (
     accessPolicy({ tools: { deny: ["cancel_*"] } }),
   ];
   const { next, seen } = recorder();
-  const pipeline = composePipeline(guardrails, next);
+  const composed = composePipeline(guardrails);
+  const pipeline = (call: GuardedCall) => composed(call, next);
   for (let index = 0; index < 5; index++) {
     assert.equal((await pipeline(guardedCall("tool", "cancel_order"))).status, "denied");
   }

@@ -4,6 +4,7 @@
  */
 
 import {
+  type CallContext,
   createServer,
   defineTool,
   type RequestContext,
@@ -113,12 +114,18 @@ export function errorOf(reply: unknown): { code: number; message: string; data?:
   return error;
 }
 
-/** A request context for calling guardrails directly; its client methods refuse. */
-export function testContext(principal?: string): RequestContext {
+/**
+ * A context for calling guardrails (the call's facts) or handlers directly;
+ * its client methods refuse.
+ */
+export function testContext(principal?: string): RequestContext & CallContext {
   const refuse = () => Promise.reject(new Error("No client in this test"));
   return {
     signal: new AbortController().signal,
     aborted: false,
+    cancelledByClient: false,
+    era: "legacy",
+    continuation: false,
     requestId: 1,
     client: { info: undefined, capabilities: {}, protocolVersion: "2025-06-18" },
     principal,

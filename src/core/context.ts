@@ -5,25 +5,24 @@
  */
 
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
-import type {
-  Root,
-  SamplingRequest,
-  SamplingResult,
-  UrlElicitation,
-} from "../eras/legacy/client_requests.ts";
+import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_asks.ts";
 import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
 import type { Implementation } from "./lifecycle.ts";
-import type { LoggingLevel } from "../eras/legacy/session.ts";
+import type { LoggingLevel } from "./logging.ts";
 
-/** What the server knows about the client on this session. */
+/**
+ * What the server knows about the client: from `initialize` on a legacy
+ * session, from the request's own `_meta` in revision 2026-07-28.
+ */
 export interface ClientDescription {
   /** The client's `clientInfo`, when it sent one. */
   readonly info: Implementation | undefined;
   /** The client's declared capabilities. */
   readonly capabilities: Readonly<Record<string, unknown>>;
   /**
-   * The negotiated protocol revision. Before a client has negotiated one it
-   * is "2025-06-18", and the session behaves as that revision until then.
+   * The revision the request is served under: the negotiated one on a
+   * legacy session ("2025-06-18" before a client has negotiated one), or the
+   * request's own `io.modelcontextprotocol/protocolVersion`.
    */
   readonly protocolVersion: string;
 }
@@ -39,6 +38,12 @@ export interface ClientRequestOptions {
    * Aborts the request; the handler's own signal always does too.
    */
   signal?: AbortSignal;
+  /**
+   * The key this ask has in an `InputRequiredResult` (revision 2026-07-28);
+   * unique within the request. Ignored on legacy sessions.
+   * @default {the method's short name and the ask's position, e.g. "elicitation-1"}
+   */
+  inputKey?: string;
 }
 
 /**
@@ -104,6 +109,15 @@ export interface RequestContext {
    * @throws {RangeError} when `progress` does not increase
    */
   progress(progress: number, total?: number, message?: string): void;
+  /*
+   * Asking the client (sample, elicit, elicitUrl, roots) works in both eras.
+   * On a legacy session the ask is a request to the client and the promise
+   * settles with its answer. In revision 2026-07-28 the first call ends the
+   * request with an `InputRequiredResult`; the client answers in a retry, on
+   * which the handler runs again from the start and the same ask, made in
+   * the same order, resolves at once with the answer. Work done before an
+   * ask is therefore repeated on every round: ask first, act after.
+   */
   /**
    * Asks the client's model for a completion (`sampling/createMessage`).
    *

@@ -6,31 +6,31 @@
  */
 
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { CallOutcome, CallStatus } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../guardrails/pipeline.ts";
+import { InputRequiredError } from "./client_asks.ts";
 
-/** The pipeline status a protocol error code stands for. */
-export function statusForCode(code: number): Exclude<CallStatus, "ok" | "tool_error"> {
-  switch (code) {
-    case ErrorCode.AccessDenied:
-      return "denied";
-    case ErrorCode.RateLimited:
-      return "rate_limited";
-    case ErrorCode.InvalidParams:
-    case ErrorCode.InvalidRequest:
-      return "invalid";
-    case ErrorCode.MethodNotFound:
-      return "not_found";
-    default:
-      return "internal_error";
-  }
-}
-
-/** An error outcome carrying `error`, its status taken from the code. */
+/**
+ * The outcome of an `RpcError` a handler threw itself. Its status is
+ * "error" whatever the code: a handler throwing -32001 did not pass through
+ * the access policy, and the audit log must not say it did.
+ */
 export function errorOutcome(error: RpcError): CallOutcome {
-  return { status: statusForCode(error.code), error };
+  return { status: "error", error };
 }
 
-/** The outcome of a call the client cancelled or the server abandoned at shutdown. */
+/**
+ * The placeholder outcome of a handler that stopped at an unanswered ask;
+ * the modern front door replaces it with the `InputRequiredResult`.
+ */
+export function inputRequiredOutcome(): CallOutcome {
+  return { status: "input_required", result: {} };
+}
+
+/**
+ * The outcome of a call the client cancelled or the server abandoned at
+ * shutdown. Its -32603 is sent only in the second case (the context's
+ * `cancelledByClient` tells which).
+ */
 export function cancelledOutcome(): CallOutcome {
   return { status: "cancelled", error: new RpcError(ErrorCode.InternalError, "Request cancelled") };
 }
@@ -47,6 +47,7 @@ export function thrownOutcome(
   log: (message: string) => void,
 ): CallOutcome {
   if (signal.aborted) return cancelledOutcome();
+  if (error instanceof InputRequiredError) return inputRequiredOutcome();
   if (error instanceof RpcError) return errorOutcome(error);
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   log(`warden: ${what} failed: ${detail}`);

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkItemCache, type ItemCache } from "./cache.ts";
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { RequestContext } from "./context.ts";
 import { contentBlockProblem, type PromptMessage, text } from "./content.ts";
@@ -58,6 +59,8 @@ export interface PromptDefinition<A extends readonly PromptArgument[] = readonly
   title?: string;
   /** Icons a client may show for it (revision 2025-11-25), published in prompts/list. */
   icons?: readonly Icon[];
+  /** Cache hints for the results that include it (revision 2026-07-28). */
+  cache?: ItemCache;
   /** What the prompt is for. */
   description?: string;
   /** The arguments it takes. */
@@ -119,6 +122,7 @@ export function registerPrompt(prompt: PromptDefinition): RegisteredPrompt {
     seen.add(arg.name);
   }
   checkIcons(prompt.icons, label);
+  checkItemCache(prompt.cache, label);
   const listing: Record<string, unknown> = { name: prompt.name };
   if (prompt.title !== undefined) listing.title = prompt.title;
   if (prompt.description !== undefined) listing.description = prompt.description;

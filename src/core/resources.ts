@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkItemCache, type ItemCache } from "./cache.ts";
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
@@ -41,6 +42,8 @@ export interface ResourceDefinition {
   title?: string;
   /** Icons a client may show for it (revision 2025-11-25), published in resources/list. */
   icons?: readonly Icon[];
+  /** Cache hints for the results that include it (revision 2026-07-28). */
+  cache?: ItemCache;
   /** What it holds. */
   description?: string;
   /** MIME type; defaults by what `read` returns. */
@@ -92,6 +95,7 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
     throw new TypeError(`${label}: read must be a function`);
   }
   checkIcons(resource.icons, label);
+  checkItemCache(resource.cache, label);
   const listing: Record<string, unknown> = { uri: resource.uri, name: resource.name };
   for (const key of PUBLISHED) {
     if (resource[key] !== undefined) listing[key] = resource[key];

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkItemCache, type ItemCache } from "./cache.ts";
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { ContentAnnotations } from "./content.ts";
 import type { Completer } from "./completion.ts";
@@ -38,6 +39,8 @@ export interface ResourceTemplateDefinition {
   title?: string;
   /** Icons a client may show for it (revision 2025-11-25), published in resources/templates/list. */
   icons?: readonly Icon[];
+  /** Cache hints for the results that include it (revision 2026-07-28). */
+  cache?: ItemCache;
   /** What the resources hold. */
   description?: string;
   /** MIME type of every matching resource. */
@@ -81,6 +84,7 @@ export function registerTemplate(definition: ResourceTemplateDefinition): Regist
     throw new TypeError(`${label}: read must be a function`);
   }
   checkIcons(definition.icons, label);
+  checkItemCache(definition.cache, label);
   let template: UriTemplate;
   try {
     template = compileUriTemplate(definition.uriTemplate);

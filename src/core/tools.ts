@@ -6,13 +6,15 @@
  * @module
  */
 
+import { checkItemCache, type ItemCache } from "./cache.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
 import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
 import type { CallOutcome } from "../guardrails/pipeline.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
-import { cancelledOutcome, errorOutcome, invalidParams } from "./outcome.ts";
+import { InputRequiredError } from "./client_asks.ts";
+import { cancelledOutcome, errorOutcome, inputRequiredOutcome, invalidParams } from "./outcome.ts";
 import { RpcError } from "../jsonrpc/errors.ts";
 import { checkIcons, type Icon, revisionAtLeast } from "./lifecycle.ts";
 
@@ -65,6 +67,8 @@ export interface ToolDefinition<
   title?: string;
   /** Icons a client may show for the tool (revision 2025-11-25), published in tools/list. */
   icons?: readonly Icon[];
+  /** Cache hints for the results that include it (revision 2026-07-28). */
+  cache?: ItemCache;
   /** What the tool does, for the model. */
   description: string;
   /** JSON Schema of the arguments (type "object"). */
@@ -160,6 +164,7 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
     throw new TypeError(`${label}: inputSchema must be a JSON Schema with type "object"`);
   }
   checkIcons(tool.icons, label);
+  checkItemCache(tool.cache, label);
   const validate = compileSchema(tool.inputSchema, { label: `${label}: inputSchema` });
   let validateOutput: Validator | undefined;
   if (tool.outputSchema !== undefined) {
@@ -298,6 +303,7 @@ export async function runTool(
     value = await tool.definition.handler(args as never, context);
   } catch (error) {
     if (context.aborted) return cancelledOutcome();
+    if (error instanceof InputRequiredError) return inputRequiredOutcome();
     if (error instanceof RpcError) return errorOutcome(error);
     const message = error instanceof Error ? error.message : String(error);
     return toolError(message.length > 0 ? message : `Tool '${name}' failed`);

@@ -20,6 +20,12 @@ export interface ConnectionOptions {
   signal?: AbortSignal;
   /** Receives the function that sends a message to the peer, once the writer is ready. */
   onOpen?: (send: (message: JsonRpcMessage | JsonRpcResponse[]) => void) => void;
+  /**
+   * Called once the peer's input has ended, before in-flight requests get
+   * their grace period: long-lived requests (subscriptions) end here, so
+   * they do not hold the connection open for the whole grace period.
+   */
+  onInputEnd?: () => void;
 }
 
 function serialize(
@@ -124,6 +130,7 @@ export async function runConnection<S extends DispatchSession>(
     reader.releaseLock();
   }
 
+  options.onInputEnd?.();
   // On EOF in-flight calls get the grace period; on close() they were aborted already.
   const stopped = options.signal?.aborted === true;
   if (pending.size > 0 && !stopped) await settleWithin(pending, options.shutdownGraceMs);

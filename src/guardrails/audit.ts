@@ -9,9 +9,11 @@
  */
 
 /**
- * How a call ended. `tool_error` is a call that was made and failed (an
- * `isError` result); the others from `denied` on are calls that could not be
- * made or finish.
+ * How a call ended, as the step that ended it decided. `tool_error` is a
+ * call that was made and failed (an `isError` result); `input_required` an
+ * interim round of a multi round-trip request (revision 2026-07-28);
+ * `error` a protocol error the handler threw itself; the others from
+ * `denied` on are calls that could not be made or finish.
  *
  * @example Counting refusals
  * ```ts
@@ -22,6 +24,8 @@
 export type AuditOutcome =
   | "ok"
   | "tool_error"
+  | "input_required"
+  | "error"
   | "denied"
   | "rate_limited"
   | "invalid"

@@ -1,7 +1,8 @@
 /**
  * The audit guardrail: the outermost step of the pipeline, so it records
- * every guarded call, including those refused at any later step, with the
- * arguments redacted before they reach a sink.
+ * every guarded call, including those refused at any later step. An entry
+ * passes the server's masker (the same rules as every reply) before it
+ * reaches a sink: names, argument keys and values alike.
  *
  * @module
  */
@@ -16,9 +17,9 @@ export interface AuditLogOptions {
   /** Where entries go: `stderrAuditSink()`, `fileAuditSink(path)`, `callbackAuditSink(fn)`. */
   sink: AuditSink;
   /**
-   * How arguments are masked before they are written: pass the redaction
-   * guardrail's `redactor` to share its rules, or `compileRedactor(options)`.
-   * Arguments are never written unmasked.
+   * How entries are masked when the server has no redaction guardrail. With
+   * one, the server's masker is used (so entries hide exactly what replies
+   * hide), and this applies on top. Entries are never written unmasked.
    * @default {compileRedactor()} — all presets and the default sensitive keys
    */
   redactor?: Redactor;
@@ -42,6 +43,8 @@ export interface AuditLogOptions {
 const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
   ok: "ok",
   tool_error: "tool_error",
+  input_required: "input_required",
+  error: "error",
   denied: "denied",
   rate_limited: "rate_limited",
   invalid: "invalid",
@@ -72,6 +75,14 @@ export function auditLog(options: AuditLogOptions): Guardrail {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
   const redactor = options.redactor ?? compileRedactor();
+  let serverMask: (<T>(value: T) => T) | undefined;
+  // The server's masker when it has one; the audit's own rules otherwise, or when given.
+  const mask = <T>(value: T): T => {
+    const masked = serverMask === undefined ? value : serverMask(value);
+    return serverMask === undefined || options.redactor !== undefined
+      ? redactValue(redactor, masked) as T
+      : masked;
+  };
   const now = options.now ?? Date.now;
   const monotonic = options.monotonic ?? (() => performance.now());
   let state: AuditState = { seq: 0 };
@@ -98,12 +109,13 @@ export function auditLog(options: AuditLogOptions): Guardrail {
     const step = nextAuditEntry(state, {
       principal: context.principal ?? null,
       // nextAuditEntry copies the name and version alone.
-      client: context.client.info ?? null,
+      client: mask(context.client.info ?? null),
       method: call.method,
-      name: call.name,
-      arguments: redactValue(redactor, call.arguments),
+      name: mask(call.name),
+      arguments: mask(call.arguments),
       outcome: status,
-      error_code: status === "cancelled" ? null : code,
+      // A client that cancelled gets no reply; a call aborted at shutdown gets -32603.
+      error_code: context.cancelledByClient ? null : code,
       duration_ms: monotonic() - started,
       request_id: context.requestId,
     }, now());
@@ -130,5 +142,8 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       }
     },
     flush: () => sink.flush(),
+    bind(host) {
+      serverMask = host.mask;
+    },
   };
 }

@@ -1,61 +1,44 @@
 /**
- * `createServer()`: the registries, the guardrail pipeline and the MCP
- * method table in one dispatcher, served over transports.
+ * `createServer()`: one request core (registries, guardrail pipeline), the
+ * two era front doors routed per request, and the sessions it serves.
  *
  * @module
  */
 
 import { runConnection } from "../dispatcher/connection.ts";
 import { Dispatcher } from "../dispatcher/dispatcher.ts";
-import { type CallNext, composePipeline, orderGuardrails } from "../guardrails/pipeline.ts";
-import { createHttpHandler } from "../transports/http/handler.ts";
+import { composePipeline, orderGuardrails } from "../guardrails/pipeline.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS, UNNEGOTIATED_PROTOCOL_VERSION } from "../core/lifecycle.ts";
+import { createRegistry, type ListName } from "../core/registry.ts";
+import { RequestCore } from "../core/request_core.ts";
 import { listRoots } from "../eras/legacy/client_requests.ts";
-import { type Implementation, UNNEGOTIATED_PROTOCOL_VERSION } from "../core/lifecycle.ts";
-import {
-  buildMethods,
-  isVisible,
-  malformed,
-  notFound,
-  type ServerState,
-} from "../eras/legacy/methods.ts";
-import {
-  getPrompt,
-  type PromptDefinition,
-  type RegisteredPrompt,
-  registerPrompt,
-} from "../core/prompts.ts";
-import {
-  readResource,
-  type RegisteredResource,
-  registerResource,
-  type ResourceDefinition,
-} from "../core/resources.ts";
-import { HandlerContext } from "../eras/legacy/context.ts";
+import { legacyMethods } from "../eras/legacy/methods.ts";
 import { McpSession } from "../eras/legacy/session.ts";
-import {
-  readTemplate,
-  type RegisteredTemplate,
-  registerTemplate,
-  type ResourceTemplateDefinition,
-} from "../core/templates.ts";
-import { type RegisteredTool, registerTool, runTool, type ToolDefinition } from "../core/tools.ts";
+import { discoverResult } from "../eras/modern/discover.ts";
+import { META_KEYS } from "../eras/modern/meta.ts";
+import { modernMethods } from "../eras/modern/methods.ts";
+import { StateSealer } from "../eras/modern/request_state.ts";
+import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import type { createHttpHandler } from "../transports/http/handler.ts";
+import { resolveOptions } from "./options.ts";
+import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 
-function positive(value: number | undefined, name: string, integer: boolean): void {
-  if (value === undefined) return;
-  if (
-    !Number.isFinite(value) || value < 0 || (integer && (!Number.isInteger(value) || value < 1))
-  ) {
-    throw new RangeError(
-      `Cannot create server: ${name} must be a ${integer ? "positive integer" : "number >= 0"}`,
-    );
-  }
+/** A sealed state carries answers; beyond this size the client is asked to start over. */
+const MAX_REQUEST_STATE_BYTES = 256 * 1024;
+
+interface LiveSession {
+  readonly session: McpSession;
+  readonly close: () => void;
+  readonly done: Promise<void>;
 }
 
 /**
- * Creates an MCP server. Capabilities are advertised only for what is
- * registered; every tools/call, resources/read and prompts/get runs through
- * the guardrail pipeline.
+ * Creates an MCP server that speaks both protocol eras: legacy sessions
+ * opened by `initialize` (revisions 2024-11-05 to 2025-11-25) and stateless
+ * requests of revision 2026-07-28, on the same transports. Capabilities are
+ * advertised only for what is registered; every request that reads or acts
+ * on a tool, resource or prompt runs through the guardrail pipeline.
  *
  * @example A complete stdio server
  * ```ts
@@ -79,20 +62,7 @@ function positive(value: number | undefined, name: string, integer: boolean): vo
  * ```
  */
 export function createServer(options: ServerOptions): Server {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("Cannot create server: expected an options object");
-  }
-  if (typeof options.name !== "string" || options.name.length === 0) {
-    throw new TypeError("Cannot create server: name must be a non-empty string");
-  }
-  if (typeof options.version !== "string") {
-    throw new TypeError("Cannot create server: version must be a string");
-  }
-  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
-  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
-  positive(options.pageSize, "pageSize", true);
-  const shutdownGraceMs = options.shutdownGraceMs ?? 5000;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const resolved = resolveOptions(options);
   const guardrails = orderGuardrails(options.guardrails ?? []);
   const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
   const outgoing = <T>(value: T): T =>
@@ -100,74 +70,28 @@ export function createServer(options: ServerOptions): Server {
   const writeLog = options.log ?? ((message: string) => console.error(message));
   // Diagnostics carry error messages and stacks: the redactor sees them too.
   const log = (message: string): void => writeLog(outgoing(message));
-  const tools = new Map<string, RegisteredTool>();
-  const resources = new Map<string, RegisteredResource>();
-  const templates = new Map<string, RegisteredTemplate>();
-  const prompts = new Map<string, RegisteredPrompt>();
-  // Every session a client can be reached on: stdio/memory connections and HTTP sessions.
-  const live = new Set<{ session: McpSession; close: () => void; done: Promise<void> }>();
+  // One masker for everything the server writes, audit entries included.
+  const host = { mask: outgoingHooks.length > 0 ? outgoing : undefined };
+  for (const guardrail of guardrails) guardrail.bind?.(host);
+  // Every legacy session a client can be reached on: stdio/memory connections and HTTP sessions.
+  const live = new Set<LiveSession>();
+  const subscriptions = new SubscriptionHub();
   const rootsListeners = new Set<(session: ClientSession) => void>();
 
-  const listChanged = (list: "tools" | "resources" | "prompts"): void => {
+  const listChanged = (list: ListName): void => {
     for (const { session } of live) {
       if (session.initialized) session.notify(`notifications/${list}/list_changed`);
     }
+    subscriptions.listChanged(list);
   };
-  const add = <T>(table: Map<string, T>, kind: string, key: string, entry: T): void => {
-    if (table.has(key)) throw new TypeError(`Cannot register ${kind} '${key}': already registered`);
-    table.set(key, entry);
-  };
-  const addTool = (definition: ToolDefinition): void => {
-    add(tools, "tool", definition?.name, registerTool(definition));
-    listChanged("tools");
-  };
-  const addResource = (definition: ResourceDefinition): void => {
-    add(resources, "resource", definition?.uri, registerResource(definition));
-    listChanged("resources");
-  };
-  const addTemplate = (definition: ResourceTemplateDefinition): void => {
-    add(templates, "resource template", definition?.uriTemplate, registerTemplate(definition));
-    listChanged("resources");
-  };
-  const addPrompt = (definition: PromptDefinition): void => {
-    add(prompts, "prompt", definition?.name, registerPrompt(definition));
-    listChanged("prompts");
-  };
-  for (const tool of options.tools ?? []) addTool(tool);
-  for (const resource of options.resources ?? []) addResource(resource);
-  for (const template of options.resourceTemplates ?? []) addTemplate(template);
-  for (const prompt of options.prompts ?? []) addPrompt(prompt);
-
-  // The innermost step: find the item (after access and rate limit, so a
-  // denied caller learns nothing about what exists) and run it.
-  const core: CallNext = (call) => {
-    const problem = malformed.get(call.context);
-    if (problem !== undefined) return Promise.resolve({ status: "invalid", error: problem });
-    switch (call.kind) {
-      case "tool": {
-        const tool = tools.get(call.name);
-        if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
-        return runTool(tool, call.arguments, call.context, log);
-      }
-      case "resource": {
-        const context = call.context instanceof HandlerContext
-          ? call.context.forResource(call.name)
-          : { ...call.context, uri: call.name };
-        const resource = resources.get(call.name);
-        if (resource !== undefined) return readResource(resource, context, log);
-        for (const template of templates.values()) {
-          const variables = template.template.match(call.name);
-          if (variables !== undefined) return readTemplate(template, variables, context, log);
-        }
-        return Promise.resolve(notFound("resource", call.name));
-      }
-      case "prompt": {
-        const prompt = prompts.get(call.name);
-        if (prompt === undefined) return Promise.resolve(notFound("prompt", call.name));
-        return getPrompt(prompt, call.arguments, call.context, log);
-      }
-    }
-  };
+  const registry = createRegistry(listChanged);
+  const core = new RequestCore({
+    registry,
+    guardrails,
+    pipeline: composePipeline(guardrails),
+    pageSize: options.pageSize,
+    log,
+  });
 
   const clientSession = (session: McpSession): ClientSession => ({
     client: {
@@ -183,25 +107,17 @@ export function createServer(options: ServerOptions): Server {
       return listRoots(session, request);
     },
   });
-  const serverInfo: Implementation = { name: options.name, version: options.version };
-  if (options.title !== undefined) serverInfo.title = options.title;
-  if (options.description !== undefined) serverInfo.description = options.description;
-  if (options.icons !== undefined) serverInfo.icons = options.icons;
-  if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
-  const state: ServerState = {
-    serverInfo,
+  const services = { outgoing };
+  const discovery = {
+    core,
+    supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
     instructions: options.instructions,
-    tools,
-    resources,
-    templates,
-    prompts,
-    guardrails,
-    pipeline: composePipeline(guardrails, core),
-    services: {
-      outgoing,
-    },
-    pageSize: options.pageSize,
-    log,
+  };
+  const legacy = legacyMethods({
+    core,
+    serverInfo: resolved.serverInfo,
+    instructions: options.instructions,
+    services,
     rootsChanged: (session) => {
       for (const listener of rootsListeners) {
         try {
@@ -211,46 +127,72 @@ export function createServer(options: ServerOptions): Server {
         }
       }
     },
-  };
-  const { methods, notifications } = buildMethods(state);
-  const dispatcher = new Dispatcher<McpSession>({ methods, notifications, log });
-  const embedded = new McpSession(options.principal, requestTimeoutMs);
+  });
+  // A legacy client may call server/discover too; it gets the same answer, with no _meta needed.
+  legacy.methods.set("server/discover", () => ({
+    ...discoverResult(discovery),
+    resultType: "complete",
+    _meta: { [META_KEYS.serverInfo]: resolved.serverInfo },
+  }));
+  const modern = modernMethods({
+    ...discovery,
+    serverInfo: resolved.serverInfo,
+    services,
+    sealer: new StateSealer(resolved.stateSecrets, MAX_REQUEST_STATE_BYTES),
+    subscriptions,
+    listTtlMs: resolved.listTtlMs,
+    readTtlMs: resolved.readTtlMs,
+    callerScoped: options.http?.authenticate !== undefined,
+    maxInputRounds: resolved.maxInputRounds,
+    requestStateTtlMs: resolved.requestStateTtlMs,
+    now: Date.now,
+  });
+  const tables = routeEras(legacy, { methods: modern, notifications: legacy.notifications });
+  const dispatcher = new Dispatcher<McpSession>({ ...tables, log });
+  const newSession = (principal: string | undefined): McpSession =>
+    new McpSession(principal ?? options.principal, resolved.requestTimeoutMs);
+  const embedded = newSession(undefined);
   let closed = false;
-  let http: ReturnType<typeof createHttpHandler> | undefined;
+  let http: Promise<ReturnType<typeof createHttpHandler>> | undefined;
+
+  for (const tool of options.tools ?? []) registry.tools.add(tool);
+  for (const resource of options.resources ?? []) registry.resources.add(resource);
+  for (const template of options.resourceTemplates ?? []) registry.templates.add(template);
+  for (const prompt of options.prompts ?? []) registry.prompts.add(prompt);
+
+  const track = (session: McpSession, close: () => void): () => void => {
+    let settle!: () => void;
+    const entry = { session, close, done: new Promise<void>((resolve) => (settle = resolve)) };
+    live.add(entry);
+    return () => {
+      live.delete(entry);
+      settle();
+    };
+  };
 
   return {
-    tool(definition) {
-      // Method parameters are bivariant, so the typed definition is a ToolDefinition.
-      addTool(definition as ToolDefinition);
-    },
-    resource: addResource,
-    resourceTemplate: addTemplate,
-    prompt(definition) {
-      addPrompt(definition as PromptDefinition);
-    },
+    // Method parameters are bivariant, so a typed definition is a plain one.
+    tool: (definition) => registry.tools.add(definition as never),
+    resource: (definition) => registry.resources.add(definition),
+    resourceTemplate: (definition) => registry.templates.add(definition),
+    prompt: (definition) => registry.prompts.add(definition as never),
     remove(type, key) {
       const table = type === "tool"
-        ? tools
+        ? registry.tools
         : type === "resource"
-        ? resources
+        ? registry.resources
         : type === "resourceTemplate"
-        ? templates
-        : prompts;
-      const removed = table.delete(key);
-      if (removed) {
-        listChanged(type === "tool" ? "tools" : type === "prompt" ? "prompts" : "resources");
-      }
-      return removed;
+        ? registry.templates
+        : registry.prompts;
+      return table.remove(key);
     },
     notifyResourceUpdated(uri) {
       for (const { session } of live) {
-        if (
-          session.subscriptions.has(uri) &&
-          isVisible(guardrails, "resource", uri, session.principal)
-        ) {
+        if (session.subscriptions.has(uri) && core.visible("resource", uri, session.principal)) {
           session.notify("notifications/resources/updated", { uri });
         }
       }
+      subscriptions.resourceUpdated(uri, (principal) => core.visible("resource", uri, principal));
     },
     onRootsListChanged(listener) {
       rootsListeners.add(listener);
@@ -259,27 +201,13 @@ export function createServer(options: ServerOptions): Server {
     handle(message) {
       return dispatcher.handle(message, embedded);
     },
-    fetch(request) {
-      if (closed) return Promise.resolve(new Response("Service unavailable", { status: 503 }));
-      http ??= createHttpHandler({
-        dispatcher,
-        newSession: (principal) => new McpSession(principal ?? options.principal, requestTimeoutMs),
-        track: (session, close) => {
-          let settle!: () => void;
-          const entry = {
-            session,
-            close,
-            done: new Promise<void>((resolve) => (settle = resolve)),
-          };
-          live.add(entry);
-          return () => {
-            live.delete(entry);
-            settle();
-          };
-        },
-        log,
-      }, options.http);
-      return http.fetch(request);
+    async fetch(request) {
+      if (closed) return new Response("Service unavailable", { status: 503 });
+      // Loaded on first use: a stdio server never pays for the HTTP code at start-up.
+      http ??= import("../transports/http/handler.ts").then(({ createHttpHandler }) =>
+        createHttpHandler({ dispatcher, newSession, track, log }, options.http)
+      );
+      return (await http).fetch(request);
     },
     async connect(transport, connectOptions = {}) {
       if (closed) {
@@ -287,16 +215,14 @@ export function createServer(options: ServerOptions): Server {
         await transport.writable.abort(new Error("The server is closed")).catch(() => {});
         throw new Error("Cannot connect: the server is closed");
       }
-      const session = new McpSession(
-        connectOptions.principal ?? options.principal,
-        requestTimeoutMs,
-      );
+      const session = newSession(connectOptions.principal);
       const stop = new AbortController();
       const done = runConnection(transport, dispatcher, session, {
         log,
-        shutdownGraceMs,
+        shutdownGraceMs: resolved.shutdownGraceMs,
         signal: stop.signal,
         onOpen: (send) => session.attach(send),
+        onInputEnd: () => subscriptions.endFor(session),
       });
       const entry = { session, close: () => stop.abort(), done };
       live.add(entry);
@@ -309,6 +235,9 @@ export function createServer(options: ServerOptions): Server {
     },
     async close() {
       closed = true;
+      // Subscriptions end gracefully: their listen requests answer before the streams close.
+      subscriptions.endAll();
+      await Promise.resolve();
       const reason = new Error("The server is shutting down");
       embedded.inflight.abortAll(reason);
       for (const { session, close } of live) {

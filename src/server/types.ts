@@ -10,7 +10,10 @@ import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import type { HttpOptions } from "../transports/http/options.ts";
 import type { Transport } from "../transports/transport.ts";
-import type { Root } from "../eras/legacy/client_requests.ts";
+import type { Root } from "../core/client_asks.ts";
+import type { ItemHandle, ItemType } from "../core/registry.ts";
+import type { CacheOptions } from "../eras/modern/caching.ts";
+import type { StateSecret } from "../eras/modern/request_state.ts";
 import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";
@@ -24,7 +27,7 @@ import type { ToolDefinition } from "../core/tools.ts";
  * `serverInfo`.
  */
 export interface ServerOptions extends Implementation {
-  /** Guidance for the model on how to use this server, sent at `initialize`. */
+  /** Guidance for the model on how to use this server, sent at `initialize` and `server/discover`. */
   instructions?: string;
   /** Tools to register now (more can be added with `server.tool()`). */
   tools?: readonly ToolDefinition[];
@@ -66,6 +69,26 @@ export interface ServerOptions extends Implementation {
    * @default {5000}
    */
   shutdownGraceMs?: number;
+  /** Cache hints of revision 2026-07-28's discover, list and read results. */
+  cache?: CacheOptions;
+  /**
+   * The key(s) that seal multi round-trip `requestState` (revision
+   * 2026-07-28): a secret of at least 32 bytes, or a list whose first entry
+   * seals and all of which open (key rotation). Instances behind one load
+   * balancer must share it. Unset, each process makes a random key, which
+   * suits a single instance only.
+   */
+  requestStateKey?: StateSecret | readonly StateSecret[];
+  /**
+   * How long a sealed `requestState` is accepted, in ms.
+   * @default {600000} (10 minutes)
+   */
+  requestStateTtlMs?: number;
+  /**
+   * The most rounds of input one call may ask the client for (revision 2026-07-28).
+   * @default {10}
+   */
+  maxInputRounds?: number;
 }
 
 /** Options of `server.connect()`. */
@@ -84,33 +107,43 @@ export interface ClientSession {
   roots(options?: ClientRequestOptions): Promise<Root[]>;
 }
 
-/** What `server.remove()` can remove. */
-export type ItemType = "tool" | "resource" | "resourceTemplate" | "prompt";
+export type { ItemHandle, ItemType };
 
 /**
  * An MCP server: register tools, resources and prompts, then `connect()` it
  * to a transport, or call `handle()` directly.
  */
 export interface Server {
-  /** Registers a tool; its handler's argument type comes from the schema literal. */
+  /**
+   * Registers a tool; its handler's argument type comes from the schema
+   * literal. Returns the handle to update, disable or remove it.
+   */
   tool<const S extends ObjectSchema, const O extends ObjectSchema | undefined = undefined>(
     definition: ToolDefinition<S, O>,
-  ): void;
-  /** Registers a resource. */
-  resource(definition: ResourceDefinition): void;
-  /** Registers a resource template such as `orders://{id}`. */
-  resourceTemplate(definition: ResourceTemplateDefinition): void;
-  /** Registers a prompt; its `get` argument type comes from the argument list. */
+  ): ItemHandle<ToolDefinition>;
+  /** Registers a resource; returns its handle. */
+  resource(definition: ResourceDefinition): ItemHandle<ResourceDefinition>;
+  /** Registers a resource template such as `orders://{id}`; returns its handle. */
+  resourceTemplate(
+    definition: ResourceTemplateDefinition,
+  ): ItemHandle<ResourceTemplateDefinition>;
+  /**
+   * Registers a prompt; its `get` argument type comes from the argument
+   * list. Returns its handle.
+   */
   prompt<const A extends readonly PromptArgument[] = readonly []>(
     definition: PromptDefinition<A>,
-  ): void;
+  ): ItemHandle<PromptDefinition>;
   /**
    * Removes a tool or prompt (by name), a resource (by URI) or a template (by
    * its template string); false when there was none. Live sessions are told
    * the list changed.
    */
   remove(type: ItemType, key: string): boolean;
-  /** Tells the sessions subscribed to `uri` (and allowed to see it) that it changed. */
+  /**
+   * Tells the clients subscribed to `uri` (legacy `resources/subscribe` and
+   * `subscriptions/listen` alike, if allowed to see it) that it changed.
+   */
   notifyResourceUpdated(uri: string): void;
   /** Calls `listener` whenever a client says its roots changed; returns the unsubscribe function. */
   onRootsListChanged(listener: (session: ClientSession) => void): () => void;

@@ -10,26 +10,7 @@ import { InflightTable } from "../../dispatcher/inflight.ts";
 import type { DispatchSession } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../jsonrpc/messages.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
-
-/** RFC 5424 severities, least severe first, as MCP's `logging/setLevel` names them. */
-export const LOGGING_LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
-
-/** One of {@linkcode LOGGING_LEVELS}. */
-export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
-
-/** Whether `value` names a logging level. */
-export function isLoggingLevel(value: unknown): value is LoggingLevel {
-  return typeof value === "string" && (LOGGING_LEVELS as readonly string[]).includes(value);
-}
+import type { LoggingLevel } from "../../core/logging.ts";
 
 /** Options of one server → client request. */
 export interface OutboundRequestOptions {
@@ -39,36 +20,6 @@ export interface OutboundRequestOptions {
   related?: JsonRpcId;
   /** How long to wait for the reply. */
   timeoutMs?: number;
-}
-
-/**
- * Thrown (no request is sent) when the client did not declare the
- * capability a server → client request needs.
- *
- * @example Falling back when the client cannot sample
- * ```ts
- * import { MissingCapabilityError } from "@warden/mcp";
- * try {
- *   throw new MissingCapabilityError("sampling");
- * } catch (error) {
- *   if (!(error instanceof MissingCapabilityError)) throw error;
- * }
- * ```
- */
-export class MissingCapabilityError extends Error {
-  /** The capability the client lacks. */
-  readonly capability: string;
-
-  /**
-   * Creates the error for one capability.
-   *
-   * @param capability The name in the client's `capabilities`.
-   */
-  constructor(capability: string) {
-    super(`The client does not support ${capability} (it declared no '${capability}' capability)`);
-    this.name = "MissingCapabilityError";
-    this.capability = capability;
-  }
 }
 
 /** Writes one message to the client; `related` is the client request it belongs to. */

@@ -1,0 +1,345 @@
+/**
+ * The era-neutral request core: the registries, the guardrail pipeline and
+ * what each feature does once a front door has parsed a request. Both eras
+ * call into it; it knows neither sessions nor per-request `_meta`.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { isRecord, type JsonRpcParams } from "../jsonrpc/messages.ts";
+import type {
+  CallContext,
+  CallKind,
+  CallNext,
+  CallOutcome,
+  GuardedCall,
+  Guardrail,
+  Pipeline,
+} from "../guardrails/pipeline.ts";
+import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
+import type { ItemCache } from "./cache.ts";
+import type { RequestContext } from "./context.ts";
+import { paginate } from "./pagination.ts";
+import { getPrompt } from "./prompts.ts";
+import type { ListName, Registry } from "./registry.ts";
+import { readResource, type ResourceContext } from "./resources.ts";
+import { readTemplate } from "./templates.ts";
+import { runTool } from "./tools.ts";
+
+/** A handler context that can also serve a resource read of the same request. */
+export interface ServingContext extends RequestContext {
+  /** The same request's context for reading `uri`. */
+  forResource(uri: string): ResourceContext;
+}
+
+/** The parts of a guarded request a front door parsed. */
+export interface ParsedCall {
+  /** The call as guardrails see it. */
+  readonly call: GuardedCall;
+  /** Why the request is malformed; the pipeline still runs, so the audit sees it. */
+  readonly problem: RpcError | undefined;
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** Keeps user-supplied names in messages short. */
+export function label(name: string): string {
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+}
+
+/** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
+export function notFound(kind: string, name: string): CallOutcome {
+  return {
+    status: "not_found",
+    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${label(name)}`),
+  };
+}
+
+/** The key of `params` that names the item of each guarded method. */
+const NAME_KEYS: Readonly<Record<CallKind, string>> = {
+  tool: "name",
+  resource: "uri",
+  prompt: "name",
+};
+
+/** Reads a guarded call's name and arguments from `params`. */
+export function parseCall(
+  kind: CallKind,
+  method: string,
+  params: JsonRpcParams,
+  context: CallContext,
+): ParsedCall {
+  const nameKey = NAME_KEYS[kind];
+  const name = params[nameKey];
+  const args = kind === "resource" ? {} : params.arguments ?? {};
+  const problem = typeof name !== "string"
+    ? invalid(`${nameKey} must be a string`)
+    : !isRecord(args)
+    ? invalid("arguments must be an object")
+    : undefined;
+  return {
+    call: {
+      kind,
+      method,
+      name: typeof name === "string" ? name : "",
+      arguments: isRecord(args) ? args : {},
+      context,
+    },
+    problem,
+  };
+}
+
+/** What the core is built from. */
+export interface RequestCoreOptions {
+  /** The registries. */
+  readonly registry: Registry;
+  /** The guardrails, in pipeline order. */
+  readonly guardrails: readonly Guardrail[];
+  /** The composed pipeline. */
+  readonly pipeline: Pipeline;
+  /** Items per page of the list methods; undefined for no paging. */
+  readonly pageSize: number | undefined;
+  /** Diagnostics. */
+  readonly log: (message: string) => void;
+}
+
+/** The request core of one server. */
+export class RequestCore {
+  /** The registries. */
+  readonly registry: Registry;
+  /** The guardrails, in pipeline order. */
+  readonly guardrails: readonly Guardrail[];
+  readonly #pipeline: Pipeline;
+  readonly #pageSize: number | undefined;
+  readonly #log: (message: string) => void;
+
+  constructor(options: RequestCoreOptions) {
+    this.registry = options.registry;
+    this.guardrails = options.guardrails;
+    this.#pipeline = options.pipeline;
+    this.#pageSize = options.pageSize;
+    this.#log = options.log;
+  }
+
+  /** Whether every guardrail lets `principal` see an item. */
+  visible(kind: CallKind, name: string, principal: string | undefined): boolean {
+    for (const guardrail of this.guardrails) {
+      if (guardrail.visible !== undefined && !guardrail.visible({ kind, name }, principal)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether what a list shows can differ from one caller to the next. */
+  get listsVaryByCaller(): boolean {
+    return this.guardrails.some((guardrail) => guardrail.visible !== undefined);
+  }
+
+  /**
+   * One page of a list method's result, filtered by visibility, and the
+   * cache hints of the items on it. `byName` sorts the items, so that every
+   * instance and every registration order gives the same list (revision
+   * 2026-07-28 asks for a deterministic order).
+   */
+  list(
+    list: ListName | "resourceTemplates",
+    params: JsonRpcParams,
+    principal: string | undefined,
+    byName: boolean,
+  ): { result: Record<string, unknown>; caches: (ItemCache | undefined)[] } {
+    const { registry } = this;
+    type Listed = { listing: Record<string, unknown>; definition: { cache?: ItemCache } };
+    const [kind, items]: [CallKind, Iterable<[string, Listed]>] = list === "tools"
+      ? ["tool", registry.tools.entries()]
+      : list === "prompts"
+      ? ["prompt", registry.prompts.entries()]
+      : list === "resources"
+      ? ["resource", registry.resources.entries()]
+      : ["resource", registry.templates.entries()];
+    const shown: [string, Listed][] = [];
+    for (const [name, item] of items) {
+      if (this.visible(kind, name, principal)) shown.push([name, item]);
+    }
+    if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const { page, nextCursor } = paginate(list, shown, params.cursor, this.#pageSize);
+    const listings = page.map(([, item]) => item.listing);
+    return {
+      result: nextCursor === undefined ? { [list]: listings } : { [list]: listings, nextCursor },
+      caches: page.map(([, item]) => item.definition.cache),
+    };
+  }
+
+  /** The capabilities to advertise: only what is registered, plus logging. */
+  capabilities(): Record<string, unknown> {
+    const { tools, resources, templates, prompts } = this.registry;
+    const caps: Record<string, unknown> = { logging: {} };
+    if (tools.size > 0) caps.tools = { listChanged: true };
+    if (resources.size > 0 || templates.size > 0) {
+      caps.resources = { subscribe: true, listChanged: true };
+    }
+    if (prompts.size > 0) caps.prompts = { listChanged: true };
+    const hasCompleter =
+      [...prompts.values()].some((p) =>
+        (p.definition.arguments ?? []).some((a) => a.complete !== undefined)
+      ) || [...templates.values()].some((t) => t.definition.complete !== undefined);
+    if (hasCompleter) caps.completions = {};
+    return caps;
+  }
+
+  /**
+   * Runs a parsed call through the pipeline with `step` as its last step.
+   * A malformed call still crosses the pipeline (the audit records it) and
+   * is refused where the work would be done. Never rejects.
+   */
+  async guard(parsed: ParsedCall, step: CallNext): Promise<CallOutcome> {
+    const { problem } = parsed;
+    const core: CallNext = problem === undefined
+      ? step
+      : () => Promise.resolve({ status: "invalid", error: problem });
+    try {
+      return await this.#pipeline(parsed.call, core);
+    } catch (error) {
+      // A guardrail that throws is a bug in it; the client gets -32603, stderr the stack.
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.#log(
+        `warden: the call pipeline failed on ${parsed.call.method} ${
+          label(parsed.call.name)
+        }: ${detail}`,
+      );
+      return {
+        status: "internal_error",
+        error: new RpcError(ErrorCode.InternalError, "Internal error"),
+      };
+    }
+  }
+
+  /** The last step of a tools/call: find the tool (after the guardrails) and run it. */
+  callTool(context: RequestContext): CallNext {
+    return (call) => {
+      const tool = this.registry.tools.get(call.name);
+      if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
+      return runTool(tool, call.arguments, context, this.#log);
+    };
+  }
+
+  /** The last step of a resources/read: a resource by URI, else the first matching template. */
+  readResource(context: ServingContext): CallNext {
+    return (call) => {
+      const uri = call.name;
+      const resourceContext = context.forResource(uri);
+      const resource = this.registry.resources.get(uri);
+      if (resource !== undefined) return readResource(resource, resourceContext, this.#log);
+      for (const template of this.registry.templates.values()) {
+        const variables = template.template.match(uri);
+        if (variables !== undefined) {
+          return readTemplate(template, variables, resourceContext, this.#log);
+        }
+      }
+      return Promise.resolve(notFound("resource", uri));
+    };
+  }
+
+  /** The last step of a prompts/get. */
+  getPrompt(context: RequestContext): CallNext {
+    return (call) => {
+      const prompt = this.registry.prompts.get(call.name);
+      if (prompt === undefined) return Promise.resolve(notFound("prompt", call.name));
+      return getPrompt(prompt, call.arguments, context, this.#log);
+    };
+  }
+
+  /** The cache hints of what `uri` reads: its resource's, else its first matching template's. */
+  readCache(uri: string): ItemCache | undefined {
+    const resource = this.registry.resources.get(uri);
+    if (resource !== undefined) return resource.definition.cache;
+    for (const template of this.registry.templates.values()) {
+      if (template.template.match(uri) !== undefined) return template.definition.cache;
+    }
+    return undefined;
+  }
+
+  /** Whether a resource or a template matching `uri` exists. */
+  resourceExists(uri: string): boolean {
+    if (this.registry.resources.has(uri)) return true;
+    for (const template of this.registry.templates.values()) {
+      if (template.template.match(uri) !== undefined) return true;
+    }
+    return false;
+  }
+
+  /** The last step of a subscription to a resource: it must exist. */
+  subscribe(): CallNext {
+    return (call) =>
+      Promise.resolve(
+        this.resourceExists(call.name)
+          ? { status: "ok", result: {} }
+          : notFound("resource", call.name),
+      );
+  }
+
+  /**
+   * Parses a completion/complete request into a guarded call on the prompt
+   * or resource template it names (so access rules, limits and the audit
+   * apply to it as to any use of that item).
+   */
+  parseCompletion(
+    params: JsonRpcParams,
+    context: CallContext,
+  ): ParsedCall & { readonly step: CallNext } {
+    let request: ReturnType<typeof parseCompletionRequest>;
+    try {
+      request = parseCompletionRequest(params);
+    } catch (error) {
+      const problem = error instanceof RpcError ? error : invalid(String(error));
+      const call: GuardedCall = {
+        kind: "prompt",
+        method: "completion/complete",
+        name: "",
+        arguments: {},
+        context,
+      };
+      return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
+    }
+    const isPrompt = request.ref.type === "ref/prompt";
+    const name = request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri;
+    const call: GuardedCall = {
+      kind: isPrompt ? "prompt" : "resource",
+      method: "completion/complete",
+      name,
+      arguments: { [request.argument.name]: request.argument.value },
+      context,
+    };
+    const step: CallNext = async () => {
+      let completer: Completer | undefined;
+      if (isPrompt) {
+        const prompt = this.registry.prompts.get(name);
+        if (prompt === undefined) return notFound("prompt", name);
+        completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
+          ?.complete;
+      } else {
+        const template = this.registry.templates.get(name);
+        if (template === undefined) return notFound("resource template", name);
+        const completers = template.definition.complete;
+        completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
+          ? completers[request.argument.name]
+          : undefined;
+      }
+      try {
+        return { status: "ok", result: await complete(completer, request) };
+      } catch (error) {
+        if (error instanceof RpcError) return { status: "error", error };
+        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        this.#log(`warden: completing ${label(name)} failed: ${detail}`);
+        return {
+          status: "internal_error",
+          error: new RpcError(ErrorCode.InternalError, "Internal error"),
+        };
+      }
+    };
+    return { call, problem: undefined, step };
+  }
+}

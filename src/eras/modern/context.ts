@@ -1,0 +1,214 @@
+/**
+ * The handler context in revision 2026-07-28: everything comes from the
+ * request itself. Asking the client cannot send a request; an ask that the
+ * retry has answered resolves at once, and one that it has not becomes an
+ * input request of the `InputRequiredResult` the call ends with.
+ *
+ * @module
+ */
+
+import type { InflightRequest } from "../../dispatcher/inflight.ts";
+import type { JsonRpcId } from "../../jsonrpc/messages.ts";
+import {
+  type ClientAsk,
+  elicitAsk,
+  InputRequiredError,
+  MissingCapabilityError,
+  type Root,
+  rootsAsk,
+  samplingAsk,
+  type SamplingRequest,
+  type SamplingResult,
+  urlElicitAsk,
+  type UrlElicitation,
+} from "../../core/client_asks.ts";
+import type {
+  ClientDescription,
+  ClientRequestOptions,
+  ElicitUrlOptions,
+  RequestContext,
+} from "../../core/context.ts";
+import {
+  ContextBase,
+  type ContextServices,
+  type RequestNotifier,
+} from "../../core/context_base.ts";
+import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
+import type { LoggingLevel } from "../../core/logging.ts";
+import type { ResourceContext } from "../../core/resources.ts";
+import type { RequestMeta } from "./meta.ts";
+
+/** An input request as the `InputRequiredResult` lists it. */
+export interface InputRequest {
+  /** `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+  readonly method: string;
+  /** Its params. */
+  readonly params: Record<string, unknown>;
+}
+
+/** What one run of a handler asked and was given. */
+export class InputLedger {
+  /** Answers known to this run: from the sealed state and the retry, by key. */
+  readonly answers: Map<string, unknown>;
+  /** Answers this run actually used (what the next state carries). */
+  readonly used: Map<string, unknown> = new Map();
+  /** Asks not answered yet, in the order made. */
+  readonly pending: Map<string, InputRequest> = new Map();
+  /** A capability an ask needed that the request did not declare. */
+  missing: string | undefined;
+  /** An answer that did not have the shape its ask expects. */
+  malformed: { key: string; reason: string } | undefined;
+  #asks = 0;
+
+  constructor(answers: Map<string, unknown>) {
+    this.answers = answers;
+  }
+
+  /** The key of the next ask: the one given, or the method's short name and position. */
+  nextKey(method: string, given: string | undefined): string {
+    this.#asks++;
+    if (given !== undefined) {
+      if (typeof given !== "string" || given.length === 0 || given.length > 128) {
+        throw new TypeError("Invalid input key: must be a string of 1 to 128 characters");
+      }
+      return given;
+    }
+    return `${method.split("/")[0]}-${this.#asks}`;
+  }
+}
+
+/** The context of one request in revision 2026-07-28. */
+export class ModernContext extends ContextBase implements RequestContext {
+  readonly client: ClientDescription;
+  readonly ledger: InputLedger;
+  readonly #meta: RequestMeta;
+
+  constructor(
+    id: JsonRpcId,
+    principal: string | undefined,
+    meta: RequestMeta,
+    request: InflightRequest,
+    services: ContextServices,
+    notify: RequestNotifier,
+    ledger: InputLedger,
+  ) {
+    super(id, principal, meta.raw, request, services, notify);
+    this.#meta = meta;
+    this.ledger = ledger;
+    this.client = {
+      info: meta.clientInfo,
+      capabilities: meta.clientCapabilities,
+      protocolVersion: meta.protocolVersion,
+    };
+  }
+
+  protected minimumLevel(): LoggingLevel | undefined {
+    // No `logLevel` on the request means no log messages at all.
+    return this.#meta.logLevel;
+  }
+
+  /** The same request's context for reading `uri`. */
+  forResource(uri: string): ResourceContext {
+    const context = new ModernContext(
+      this.requestId,
+      this.principal,
+      this.#meta,
+      this.request,
+      this.services,
+      this.notifier,
+      this.ledger,
+    );
+    this.shareProgress(context);
+    return Object.assign(context, { uri });
+  }
+
+  #ask<T>(build: () => ClientAsk<T>, method: string, options?: ClientRequestOptions): Promise<T> {
+    const ledger = this.ledger;
+    let key: string;
+    let ask: ClientAsk<T>;
+    try {
+      key = ledger.nextKey(method, options?.inputKey);
+      ask = build();
+    } catch (error) {
+      if (error instanceof MissingCapabilityError) ledger.missing ??= error.capability;
+      return Promise.reject(error);
+    }
+    if (ledger.answers.has(key)) {
+      const answer = ledger.answers.get(key);
+      ledger.used.set(key, answer);
+      try {
+        if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+          throw new TypeError("the answer must be an object");
+        }
+        return Promise.resolve(ask.parse(answer as Record<string, unknown>));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        ledger.malformed ??= { key, reason };
+        return Promise.reject(new InputRequiredError(key));
+      }
+    }
+    // Everything the client's model or user reads passes the redactor.
+    ledger.pending.set(key, { method: ask.method, params: this.services.outgoing(ask.params) });
+    const stop = Promise.reject(new InputRequiredError(key));
+    // Marked handled: a handler that never awaits the ask must not crash the process.
+    stop.catch(() => {});
+    return stop;
+  }
+
+  sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult> {
+    return this.#ask(
+      () => samplingAsk(this.client.capabilities, request),
+      "sampling/createMessage",
+      options,
+    );
+  }
+
+  elicit<const S extends ElicitSchema>(
+    message: string,
+    requestedSchema: S,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitResult<S>> {
+    return this.#ask(
+      () =>
+        elicitAsk(this.client.capabilities, this.client.protocolVersion, message, requestedSchema),
+      "elicitation/create",
+      options,
+    );
+  }
+
+  async elicitUrl(
+    message: string,
+    url: string | ((elicitationId: string) => string),
+    options: ElicitUrlOptions = {},
+  ): Promise<UrlElicitation> {
+    const { elicitationId, ...rest } = options;
+    const request = elicitationId === undefined ? { url } : { url, elicitationId };
+    let id = "";
+    const action = await this.#ask(
+      () => {
+        // 2026-07-28 sends no elicitationId; the URL still carries it if built from one.
+        const ask = urlElicitAsk(
+          this.client.capabilities,
+          this.client.protocolVersion,
+          message,
+          request,
+          false,
+        );
+        id = ask.elicitationId;
+        return ask;
+      },
+      "elicitation/create",
+      rest,
+    );
+    // The client learns the outcome by retrying; there is nothing to complete.
+    return { action, elicitationId: id, complete() {} };
+  }
+
+  roots(options?: ClientRequestOptions): Promise<Root[]> {
+    return this.#ask(() => rootsAsk(this.client.capabilities), "roots/list", options);
+  }
+
+  closeStream(): void {
+    // Revision 2026-07-28 has no resumable streams to hand a request over to.
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Multi round-trip requests (revision 2026-07-28): reading a retry's
+ * `inputResponses` and sealed `requestState`, and ending a run that asked
+ * the client for something with an `InputRequiredResult`.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
+import type { CallKind, CallNext, CallOutcome } from "../../guardrails/pipeline.ts";
+import { ModernErrorCode } from "./errors.ts";
+import type { InputLedger } from "./context.ts";
+import { digestArguments, type StateBinding, type StateSealer } from "./request_state.ts";
+
+/** What a request brings from earlier rounds. */
+export interface RoundTrip {
+  /** Answers by input key: the sealed state's, and the retry's own. */
+  readonly answers: Map<string, unknown>;
+  /** Rounds already asked (0 on a first request). */
+  readonly round: number;
+  /** Whether a sealed state verified: the same call continuing. */
+  readonly continuation: boolean;
+  /** Whether the request carries input responses or a state (its result is not cacheable). */
+  readonly retried: boolean;
+  /** Why the retry is refused (-32602), if it is. */
+  readonly problem: RpcError | undefined;
+  /** What a state for this request must be bound to. */
+  binding(): Promise<StateBinding>;
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** Reads a request's `inputResponses` and opens its `requestState`, if any. */
+export async function openState(
+  sealer: StateSealer,
+  kind: CallKind,
+  method: string,
+  params: JsonRpcParams,
+  principal: string | undefined,
+  now: number,
+): Promise<RoundTrip> {
+  let bound: Promise<StateBinding> | undefined;
+  const binding = (): Promise<StateBinding> => {
+    // Digesting the arguments costs a hash: only for rounds that seal or open a state.
+    bound ??= (async () => {
+      const name = params[kind === "resource" ? "uri" : "name"];
+      const args = kind === "resource" ? {} : params.arguments;
+      return {
+        principal: principal ?? null,
+        method,
+        name: typeof name === "string" ? name : "",
+        arguments: await digestArguments(isRecord(args) ? args : {}),
+      };
+    })();
+    return bound;
+  };
+  const responses = params.inputResponses;
+  const token = params.requestState;
+  const retried = responses !== undefined || token !== undefined;
+  const answers = new Map<string, unknown>();
+  let problem: RpcError | undefined;
+  if (responses !== undefined && !isRecord(responses)) {
+    problem = invalid("inputResponses must be an object of answers by input key");
+  } else if (responses !== undefined) {
+    for (const [key, value] of Object.entries(responses)) answers.set(key, value);
+  }
+  let round = 0;
+  let continuation = false;
+  if (token !== undefined && problem === undefined) {
+    try {
+      const state = await sealer.open(token, await binding(), now);
+      for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
+      round = state.round;
+      continuation = true;
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      problem = error;
+    }
+  }
+  return { answers, round, continuation, retried, problem, binding };
+}
+
+/** How input rounds are bounded and sealed. */
+export interface RoundOptions {
+  /** Seals the state of the next round. */
+  readonly sealer: StateSealer;
+  /** The most rounds of input a call may ask for. */
+  readonly maxRounds: number;
+  /** How long a sealed state stays valid, in ms. */
+  readonly ttlMs: number;
+  /** The clock, in ms. */
+  readonly now: () => number;
+}
+
+function capabilitiesFor(capability: string): Record<string, unknown> {
+  const [top = capability, sub] = capability.split(".");
+  return sub === undefined ? { [top]: {} } : { [top]: { [sub]: {} } };
+}
+
+/**
+ * Wraps a call's last step: when the handler asked for input it has not
+ * been given, the outcome is an `InputRequiredResult` with every
+ * outstanding ask and a sealed state carrying the answers used so far.
+ */
+export function inputRequiredStep(
+  step: CallNext,
+  ledger: InputLedger,
+  trip: RoundTrip,
+  options: RoundOptions,
+): CallNext {
+  return async (call): Promise<CallOutcome> => {
+    const outcome = await step(call);
+    if (outcome.status === "cancelled") return outcome;
+    if (ledger.missing !== undefined && outcome.status !== "ok") {
+      return {
+        status: "invalid",
+        error: new RpcError(
+          ModernErrorCode.MissingRequiredClientCapability,
+          `Missing required client capability: ${ledger.missing}`,
+          { requiredCapabilities: capabilitiesFor(ledger.missing) },
+        ),
+      };
+    }
+    if (ledger.malformed !== undefined) {
+      const { key, reason } = ledger.malformed;
+      return {
+        status: "invalid",
+        error: invalid(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`),
+      };
+    }
+    if (ledger.pending.size === 0) {
+      if (outcome.status !== "input_required") return outcome;
+      // Only an ask can end a run with input required; anything else is a bug.
+      return {
+        status: "internal_error",
+        error: new RpcError(ErrorCode.InternalError, "Internal error"),
+      };
+    }
+    const round = trip.round + 1;
+    if (round > options.maxRounds) {
+      return {
+        status: "invalid",
+        error: invalid(`the request asked for input more than ${options.maxRounds} times`),
+      };
+    }
+    const requestState = await options.sealer.seal({
+      binding: await trip.binding(),
+      expires: options.now() + options.ttlMs,
+      round,
+      answers: Object.fromEntries(ledger.used),
+    });
+    return {
+      status: "input_required",
+      result: {
+        resultType: "input_required",
+        inputRequests: Object.fromEntries(ledger.pending),
+        requestState,
+      },
+    };
+  };
+}

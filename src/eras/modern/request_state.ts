@@ -1,0 +1,202 @@
+/**
+ * Sealing a multi round-trip `requestState`: the state travels through the
+ * client, so it is encrypted and authenticated (AES-256-GCM, Web Crypto),
+ * bound to the principal, the method, the item and its arguments, and
+ * valid for a limited time. Keys rotate: the first seals, all of them open.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+
+/** What a state is bound to: a retry must match every field. */
+export interface StateBinding {
+  /** The principal the state was minted for; null when anonymous. */
+  readonly principal: string | null;
+  /** The JSON-RPC method. */
+  readonly method: string;
+  /** The tool or prompt name, or the resource URI. */
+  readonly name: string;
+  /** SHA-256 of the call's arguments in canonical form. */
+  readonly arguments: string;
+}
+
+/** What a sealed state carries between rounds. */
+export interface StatePayload {
+  /** The request it belongs to. */
+  readonly binding: StateBinding;
+  /** When it stops being accepted, in ms since the epoch. */
+  readonly expires: number;
+  /** How many rounds have asked the client so far. */
+  readonly round: number;
+  /** The answers collected in earlier rounds, by input key. */
+  readonly answers: Readonly<Record<string, unknown>>;
+}
+
+/** The smallest secret accepted, in bytes: an AES-256 key's worth. */
+export const MIN_SECRET_BYTES = 32;
+
+/** A key as configured: a secret string (at least 32 characters) or 32+ random bytes. */
+export type StateSecret = string | Uint8Array;
+
+const VERSION = "w1";
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks a configured secret; throws a RangeError naming the option. */
+export function checkSecret(secret: unknown, option: string): asserts secret is StateSecret {
+  const bytes = typeof secret === "string"
+    ? new TextEncoder().encode(secret).length
+    : secret instanceof Uint8Array
+    ? secret.length
+    : -1;
+  if (bytes < 0) throw new TypeError(`${option} must be a string or a Uint8Array`);
+  if (bytes < MIN_SECRET_BYTES) {
+    throw new RangeError(`${option} must be at least ${MIN_SECRET_BYTES} bytes of secret`);
+  }
+}
+
+/** JSON with object keys sorted, so equal arguments digest equally. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${
+      keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+        .join(",")
+    }}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** SHA-256 of `args` in canonical JSON, base64url. */
+export async function digestArguments(args: Readonly<Record<string, unknown>>): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical(args)));
+  return base64url(new Uint8Array(digest));
+}
+
+function refuse(reason: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: requestState ${reason}`);
+}
+
+interface Key {
+  readonly id: number;
+  readonly key: CryptoKey;
+}
+
+/** Seals and opens request states with a set of keys; the first seals. */
+export class StateSealer {
+  readonly #secrets: readonly StateSecret[];
+  readonly #maxBytes: number;
+  #keys: Promise<readonly Key[]> | undefined;
+
+  /**
+   * @param secrets The keys, current first; none means one random key for this process.
+   * @param maxBytes The largest sealed state accepted or produced.
+   */
+  constructor(secrets: readonly StateSecret[], maxBytes: number) {
+    this.#secrets = secrets.length > 0 ? secrets : [crypto.getRandomValues(new Uint8Array(32))];
+    this.#maxBytes = maxBytes;
+  }
+
+  #load(): Promise<readonly Key[]> {
+    this.#keys ??= Promise.all(this.#secrets.map(async (secret) => {
+      const material = typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
+      // Hashing spreads any secret over the 256-bit key; the first byte names the key.
+      const raw = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(material)));
+      const id = new Uint8Array(await crypto.subtle.digest("SHA-256", raw))[0] ?? 0;
+      const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, [
+        "encrypt",
+        "decrypt",
+      ]);
+      return { id, key };
+    }));
+    return this.#keys;
+  }
+
+  /**
+   * Seals `payload`.
+   *
+   * @throws {RpcError} -32603 when the sealed state would be larger than allowed
+   */
+  async seal(payload: StatePayload): Promise<string> {
+    const [current] = await this.#load();
+    if (current === undefined) throw new Error("No key to seal the request state with");
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const plain = new TextEncoder().encode(JSON.stringify(payload));
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: "AES-GCM", iv }, current.key, plain),
+    );
+    const bytes = new Uint8Array(1 + iv.length + sealed.length);
+    bytes[0] = current.id;
+    bytes.set(iv, 1);
+    bytes.set(sealed, 1 + iv.length);
+    const token = `${VERSION}.${base64url(bytes)}`;
+    if (token.length > this.#maxBytes) {
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `The answers collected for this request exceed ${this.#maxBytes} bytes`,
+      );
+    }
+    return token;
+  }
+
+  /**
+   * Opens a state and checks it against the request it came back with.
+   *
+   * @throws {RpcError} -32602 when it is malformed, forged, expired or for another request
+   */
+  async open(token: unknown, binding: StateBinding, now: number): Promise<StatePayload> {
+    if (typeof token !== "string" || token.length > this.#maxBytes) {
+      throw refuse("is not a state this server issued");
+    }
+    const [version, body] = token.split(".", 2);
+    const bytes = version === VERSION && body !== undefined ? fromBase64url(body) : undefined;
+    if (bytes === undefined || bytes.length < 1 + 12 + 16) {
+      throw refuse("is not a state this server issued");
+    }
+    let plain: Uint8Array | undefined;
+    for (const { id, key } of await this.#load()) {
+      if (id !== bytes[0]) continue;
+      try {
+        plain = new Uint8Array(
+          await crypto.subtle.decrypt(
+            { name: "AES-GCM", iv: bytes.slice(1, 13) },
+            key,
+            bytes.slice(13),
+          ),
+        );
+        break;
+      } catch {
+        // Another key with the same first byte may still open it.
+      }
+    }
+    if (plain === undefined) throw refuse("failed its integrity check");
+    const payload = JSON.parse(new TextDecoder().decode(plain)) as StatePayload;
+    if (payload.expires <= now) throw refuse("has expired: start the request again");
+    const bound = payload.binding;
+    if (
+      bound.principal !== binding.principal || bound.method !== binding.method ||
+      bound.name !== binding.name || bound.arguments !== binding.arguments
+    ) {
+      throw refuse("belongs to another request");
+    }
+    return payload;
+  }
+}

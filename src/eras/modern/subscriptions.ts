@@ -1,0 +1,125 @@
+/**
+ * `subscriptions/listen` (revision 2026-07-28): the open subscriptions of a
+ * server, which change notifications each one asked for, and their end.
+ *
+ * @module
+ */
+
+import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import type { ListName } from "../../core/registry.ts";
+
+/** The notification kinds a client can ask for, as acknowledged. */
+export interface SubscriptionFilter {
+  toolsListChanged?: true;
+  promptsListChanged?: true;
+  resourcesListChanged?: true;
+  resourceSubscriptions?: string[];
+}
+
+/** The most resource URIs one subscription may name. */
+export const MAX_SUBSCRIBED_URIS = 1000;
+
+const LIST_FLAGS: Readonly<
+  Record<ListName, "toolsListChanged" | "promptsListChanged" | "resourcesListChanged">
+> = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged",
+};
+
+function invalid(message: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** Reads a listen request's `notifications` filter. */
+export function parseFilter(params: JsonRpcParams): {
+  flags: SubscriptionFilter;
+  uris: readonly string[] | undefined;
+} {
+  const filter = params.notifications;
+  if (!isRecord(filter)) throw invalid("notifications must be an object");
+  const flags: SubscriptionFilter = {};
+  for (const flag of Object.values(LIST_FLAGS)) {
+    const value = filter[flag];
+    if (value !== undefined && typeof value !== "boolean") {
+      throw invalid(`notifications.${flag} must be a boolean`);
+    }
+    if (value === true) flags[flag] = true;
+  }
+  const uris = filter.resourceSubscriptions;
+  if (uris === undefined) return { flags, uris: undefined };
+  if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
+    throw invalid("notifications.resourceSubscriptions must be a list of URIs");
+  }
+  if (uris.length > MAX_SUBSCRIBED_URIS) {
+    throw invalid(
+      `notifications.resourceSubscriptions names more than ${MAX_SUBSCRIBED_URIS} URIs`,
+    );
+  }
+  return { flags, uris: [...new Set(uris)] };
+}
+
+/** One open subscription. */
+export interface Subscription {
+  /** The connection it was opened on (its subscriptions end with its input). */
+  readonly owner: object;
+  /** The principal of the request that opened it. */
+  readonly principal: string | undefined;
+  /** What it was acknowledged for. */
+  readonly filter: SubscriptionFilter;
+  /** Sends a notification on it (tagged with its id). */
+  send(method: string, params: Record<string, unknown>): void;
+  /** Ends it gracefully (the listen request then answers). */
+  end(): void;
+}
+
+/** The open subscriptions of one server. */
+export class SubscriptionHub {
+  readonly #open = new Set<Subscription>();
+
+  /** How many are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Adds a subscription; returns its removal. */
+  add(subscription: Subscription): () => void {
+    this.#open.add(subscription);
+    return () => this.#open.delete(subscription);
+  }
+
+  /** Tells the subscriptions that asked for it that `list` changed. */
+  listChanged(list: ListName): void {
+    const flag = LIST_FLAGS[list];
+    for (const subscription of this.#open) {
+      if (subscription.filter[flag] === true) {
+        subscription.send(`notifications/${list}/list_changed`, {});
+      }
+    }
+  }
+
+  /** Tells the subscriptions to `uri` that may see it that it changed. */
+  resourceUpdated(uri: string, visible: (principal: string | undefined) => boolean): void {
+    for (const subscription of this.#open) {
+      if (
+        subscription.filter.resourceSubscriptions?.includes(uri) === true &&
+        visible(subscription.principal)
+      ) {
+        subscription.send("notifications/resources/updated", { uri });
+      }
+    }
+  }
+
+  /** Ends every subscription gracefully (at shutdown). */
+  endAll(): void {
+    for (const subscription of [...this.#open]) subscription.end();
+  }
+
+  /** Ends the subscriptions opened on `owner` (its client closed its input). */
+  endFor(owner: object): void {
+    for (const subscription of [...this.#open]) {
+      if (subscription.owner === owner) subscription.end();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Checking `createServer()`'s options once, at start-up, and filling in the
+ * defaults: a bad option stops the server with a message that names it.
+ *
+ * @module
+ */
+
+import { checkTtl } from "../core/cache.ts";
+import type { Implementation } from "../core/lifecycle.ts";
+import { checkSecret, type StateSecret } from "../eras/modern/request_state.ts";
+import type { ServerOptions } from "./types.ts";
+
+/** The options with every default filled in. */
+export interface ResolvedOptions {
+  readonly serverInfo: Implementation;
+  readonly shutdownGraceMs: number;
+  readonly requestTimeoutMs: number;
+  readonly listTtlMs: number;
+  readonly readTtlMs: number;
+  readonly stateSecrets: readonly StateSecret[];
+  readonly requestStateTtlMs: number;
+  readonly maxInputRounds: number;
+}
+
+function positive(value: number | undefined, name: string, integer: boolean): void {
+  if (value === undefined) return;
+  if (
+    !Number.isFinite(value) || value < 0 || (integer && (!Number.isInteger(value) || value < 1))
+  ) {
+    throw new RangeError(
+      `Cannot create server: ${name} must be a ${integer ? "positive integer" : "number >= 0"}`,
+    );
+  }
+}
+
+function reword(error: unknown): never {
+  if (error instanceof Error) error.message = `Cannot create server: ${error.message}`;
+  throw error;
+}
+
+/** Checks `options` and fills in the defaults. */
+export function resolveOptions(options: ServerOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Cannot create server: expected an options object");
+  }
+  if (typeof options.name !== "string" || options.name.length === 0) {
+    throw new TypeError("Cannot create server: name must be a non-empty string");
+  }
+  if (typeof options.version !== "string") {
+    throw new TypeError("Cannot create server: version must be a string");
+  }
+  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
+  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
+  positive(options.pageSize, "pageSize", true);
+  positive(options.maxInputRounds, "maxInputRounds", true);
+  positive(options.requestStateTtlMs, "requestStateTtlMs", true);
+  try {
+    checkTtl(options.cache?.ttlMs, "cache.ttlMs");
+    checkTtl(options.cache?.readTtlMs, "cache.readTtlMs");
+  } catch (error) {
+    reword(error);
+  }
+  const key = options.requestStateKey;
+  const secrets: readonly StateSecret[] = key === undefined
+    ? []
+    : Array.isArray(key)
+    ? key
+    : [key as StateSecret];
+  try {
+    secrets.forEach((secret, i) =>
+      checkSecret(secret, Array.isArray(key) ? `requestStateKey[${i}]` : "requestStateKey")
+    );
+  } catch (error) {
+    reword(error);
+  }
+  const serverInfo: Implementation = { name: options.name, version: options.version };
+  if (options.title !== undefined) serverInfo.title = options.title;
+  if (options.description !== undefined) serverInfo.description = options.description;
+  if (options.icons !== undefined) serverInfo.icons = options.icons;
+  if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
+  return {
+    serverInfo,
+    shutdownGraceMs: options.shutdownGraceMs ?? 5000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    listTtlMs: options.cache?.ttlMs ?? 60_000,
+    readTtlMs: options.cache?.readTtlMs ?? 0,
+    stateSecrets: secrets,
+    requestStateTtlMs: options.requestStateTtlMs ?? 600_000,
+    maxInputRounds: options.maxInputRounds ?? 10,
+  };
+}
