@@ -47,7 +47,6 @@ export { ClientRequestError } from "./src/eras/legacy/session.ts";
 export type { CacheScope, ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
 export { ModernErrorCode } from "./src/eras/modern/errors.ts";
-export { MODERN_PROTOCOL_VERSIONS } from "./src/eras/modern/meta.ts";
 export type { StateSecret } from "./src/eras/modern/request_state.ts";
 export type {
   ElicitContent,
@@ -98,6 +97,8 @@ export {
   type Icon,
   type Implementation,
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./src/core/lifecycle.ts";
 

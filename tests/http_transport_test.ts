@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "../mod.ts";
+import { ErrorCode, LEGACY_PROTOCOL_VERSIONS } from "../mod.ts";
 import { notification, request, resultOf } from "./helpers.ts";
 import {
   ENDPOINT,
@@ -123,15 +123,16 @@ Deno.test("server.fetch() answers other methods with 405 and an Allow header", a
   await server.close();
 });
 
-Deno.test("server.fetch() accepts every supported MCP-Protocol-Version in a session and refuses others with 400", async () => {
+Deno.test("server.fetch() accepts every legacy MCP-Protocol-Version in a session and refuses others with 400", async () => {
   const { server } = httpServer();
   const session = await openSession(server, { version: "2025-06-18" });
-  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+  for (const version of LEGACY_PROTOCOL_VERSIONS) {
     const response = await session.post(PING, { "mcp-protocol-version": version });
     assert.equal(response.status, 200, version);
     await response.body?.cancel();
   }
-  for (const version of ["2099-01-01", "", "2025-06-18x", "2024-10-07", "latest"]) {
+  // A session is legacy: 2026-07-28 has no sessions, so it is refused there too.
+  for (const version of ["2099-01-01", "", "2025-06-18x", "2024-10-07", "latest", "2026-07-28"]) {
     const response = await session.post(PING, { "mcp-protocol-version": version });
     assert.equal(response.status, 400, JSON.stringify(version));
     assert.equal(await rpcErrorCode(response), ErrorCode.InvalidRequest);

@@ -8,15 +8,27 @@
 import { isRecord } from "../jsonrpc/messages.ts";
 
 /**
- * The MCP revisions Warden speaks, newest first.
+ * The revisions served per request, with no handshake (revision 2026-07-28
+ * on), newest first.
  *
- * @example Offering the newest
+ * @example Usage
  * ```ts
- * import { SUPPORTED_PROTOCOL_VERSIONS } from "@warden/mcp";
- * const newest = SUPPORTED_PROTOCOL_VERSIONS[0]; // "2025-11-25"
+ * import { MODERN_PROTOCOL_VERSIONS } from "@warden/mcp";
+ * console.assert(MODERN_PROTOCOL_VERSIONS[0] === "2026-07-28");
  * ```
  */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2026-07-28"]);
+
+/**
+ * The revisions served through `initialize` and a session, newest first.
+ *
+ * @example Usage
+ * ```ts
+ * import { LEGACY_PROTOCOL_VERSIONS } from "@warden/mcp";
+ * console.assert(LEGACY_PROTOCOL_VERSIONS.includes("2024-11-05"));
+ * ```
+ */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
   "2025-11-25",
   "2025-06-18",
   "2025-03-26",
@@ -24,7 +36,23 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * The newest revision: the answer to a client that offers one we don't speak.
+ * Every MCP revision Warden speaks, newest first: the modern ones per
+ * request, the legacy ones after `initialize`.
+ *
+ * @example Offering the newest
+ * ```ts
+ * import { SUPPORTED_PROTOCOL_VERSIONS } from "@warden/mcp";
+ * const newest = SUPPORTED_PROTOCOL_VERSIONS[0]; // "2026-07-28"
+ * ```
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...LEGACY_PROTOCOL_VERSIONS,
+]);
+
+/**
+ * The newest revision `initialize` negotiates: the answer to a client that
+ * offers one the handshake does not speak (2026-07-28 has no handshake).
  *
  * @example Usage
  * ```ts
@@ -75,7 +103,7 @@ export interface Implementation {
  * decides whether to go on with that.
  */
 export function negotiateVersion(offered: string): string {
-  return SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_PROTOCOL_VERSION;
+  return LEGACY_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_PROTOCOL_VERSION;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
+import { type MirroredParam, mirroredParams } from "./header_params.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
 import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
@@ -115,6 +116,8 @@ export interface RegisteredTool {
   readonly validateOutput: Validator | undefined;
   /** The tools/list entry. */
   readonly listing: Readonly<Record<string, unknown>>;
+  /** Parameters mirrored into `Mcp-Param-*` HTTP headers. */
+  readonly headers: readonly MirroredParam[];
 }
 
 function listingOf(tool: ToolDefinition): Record<string, unknown> {
@@ -173,7 +176,14 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
     }
     validateOutput = compileSchema(tool.outputSchema, { label: `${label}: outputSchema` });
   }
-  return { definition: tool, validate, validateOutput, listing: Object.freeze(listingOf(tool)) };
+  const headers = mirroredParams(tool.inputSchema, label);
+  return {
+    definition: tool,
+    validate,
+    validateOutput,
+    listing: Object.freeze(listingOf(tool)),
+    headers,
+  };
 }
 
 /** Violations listed one per line in a validation-failure result; the rest are counted. */

@@ -8,7 +8,11 @@
 import { runConnection } from "../dispatcher/connection.ts";
 import { Dispatcher } from "../dispatcher/dispatcher.ts";
 import { composePipeline, orderGuardrails } from "../guardrails/pipeline.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS, UNNEGOTIATED_PROTOCOL_VERSION } from "../core/lifecycle.ts";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UNNEGOTIATED_PROTOCOL_VERSION,
+} from "../core/lifecycle.ts";
 import { createRegistry, type ListName } from "../core/registry.ts";
 import { RequestCore } from "../core/request_core.ts";
 import { listRoots } from "../eras/legacy/client_requests.ts";
@@ -205,7 +209,14 @@ export function createServer(options: ServerOptions): Server {
       if (closed) return new Response("Service unavailable", { status: 503 });
       // Loaded on first use: a stdio server never pays for the HTTP code at start-up.
       http ??= import("../transports/http/handler.ts").then(({ createHttpHandler }) =>
-        createHttpHandler({ dispatcher, newSession, track, log }, options.http)
+        createHttpHandler({
+          dispatcher,
+          newSession,
+          track,
+          log,
+          legacyVersions: LEGACY_PROTOCOL_VERSIONS,
+          headerParams: (tool) => registry.tools.get(tool)?.headers,
+        }, options.http)
       );
       return (await http).fetch(request);
     },

@@ -8,7 +8,7 @@
 
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
-import type { Implementation } from "../../core/lifecycle.ts";
+import { type Implementation, MODERN_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { isLoggingLevel, type LoggingLevel } from "../../core/logging.ts";
 import { ModernErrorCode } from "./errors.ts";
 
@@ -21,17 +21,6 @@ export const META_KEYS = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
-
-/**
- * The revisions served per request, without a handshake (newest first).
- *
- * @example Usage
- * ```ts
- * import { MODERN_PROTOCOL_VERSIONS } from "@warden/mcp";
- * console.assert(MODERN_PROTOCOL_VERSIONS[0] === "2026-07-28");
- * ```
- */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2026-07-28"]);
 
 /**
  * Whether a request belongs to the modern era: its `_meta` names a protocol

@@ -8,11 +8,11 @@
  */
 
 import { ErrorCode } from "../../jsonrpc/errors.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { MemoryEventStore } from "./event_store.ts";
 import { HttpSession } from "./http_session.ts";
-import type { HttpHost, HttpOptions } from "./options.ts";
-import { isRecord } from "../../jsonrpc/messages.ts";
+import type { HttpHost, HttpOptions, HttpProtocolSession } from "./options.ts";
+import { isRecord, type JsonRpcResponse } from "../../jsonrpc/messages.ts";
+import { checkModernHeaders, isModernPost, statusOfModernError } from "./modern_headers.ts";
 import { accepts, readBody, requestIdsOf, rpcError } from "./requests.ts";
 import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
@@ -20,7 +20,12 @@ const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
   connection: "keep-alive",
+  // Proxies such as nginx must not hold events back.
+  "x-accel-buffering": "no",
 };
+
+/** The revision a sessionless modern request is served under, for the transport's own rules. */
+const MODERN_WIRE = "2026-07-28";
 
 /**
  * Builds the fetch handler of one endpoint over `host`.
@@ -30,8 +35,8 @@ const SSE_HEADERS = {
  * const fetch = createHttpHandler(host, { path: "/mcp" });
  * ```
  */
-export function createHttpHandler(
-  host: HttpHost,
+export function createHttpHandler<S extends HttpProtocolSession>(
+  host: HttpHost<S>,
   options: HttpOptions = {},
 ): { fetch: (request: Request) => Promise<Response>; close: (reason: unknown) => void } {
   const path = options.path;
@@ -48,6 +53,8 @@ export function createHttpHandler(
     now,
   };
   const sessions = new Map<string, { http: HttpSession; release: () => void }>();
+  // The HttpSession carries the host's session type; the host gets it back as given.
+  const protocolOf = (http: HttpSession): S => http.session as S;
 
   const end = (id: string, reason: string): void => {
     const entry = sessions.get(id);
@@ -136,15 +143,9 @@ export function createHttpHandler(
       principal = result;
     }
     const version = request.headers.get("mcp-protocol-version");
-    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return rpcError(
-        400,
-        ErrorCode.InvalidRequest,
-        `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
-      );
-    }
     if (request.method === "POST") return await post(request, principal, version);
-    if (stateless) {
+    // GET and DELETE belong to legacy sessions; revision 2026-07-28 has neither.
+    if (stateless || (version !== null && !host.legacyVersions.includes(version))) {
       return new Response("Method not allowed", {
         status: 405,
         headers: { allow: "POST, OPTIONS" },
@@ -241,6 +242,16 @@ export function createHttpHandler(
     } catch {
       return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
+    if (isModernPost(request, value, host.legacyVersions)) {
+      return await modernPost(request, principal, value, sseOk);
+    }
+    if (version !== null && !host.legacyVersions.includes(version)) {
+      return rpcError(
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
+      );
+    }
     const messages = Array.isArray(value) ? value : [value];
     const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";
     let http: HttpSession;
@@ -261,18 +272,46 @@ export function createHttpHandler(
     }
     const headers = new Headers();
     if (http.id !== undefined) headers.set("mcp-session-id", http.id);
-    try {
-      const ids = requestIdsOf(messages);
-      if (ids.length === 0) {
+    const ids = requestIdsOf(messages);
+    if (ids.length === 0) {
+      try {
         // Notifications and responses are accepted; anything that is not a
         // JSON-RPC message at all gets its -32600 as an HTTP error.
-        const reply = await host.dispatcher.handle(value, http.session);
+        const reply = await host.dispatcher.handle(value, protocolOf(http));
         if (reply === undefined) return new Response(null, { status: 202, headers });
         headers.set("content-type", "application/json");
         return new Response(JSON.stringify(reply), { status: 400, headers });
+      } finally {
+        release?.();
       }
-      const route = sseOk ? http.openRoute(ids) : undefined;
-      const replying = host.dispatcher.handle(value, http.session);
+    }
+    return await respond(http, value, ids, sseOk, headers, release, (reply) => {
+      if (isInitialize && http.id !== undefined && (reply === undefined || "error" in reply)) {
+        end(http.id, "The initialize request failed");
+        headers.delete("mcp-session-id");
+      }
+      return 200;
+    });
+  }
+
+  /**
+   * Dispatches `value` and answers: as plain JSON when the reply comes
+   * first, as an SSE stream as soon as anything else is sent for the
+   * request. `statusOf` picks the HTTP status of a plain reply.
+   */
+  async function respond(
+    http: HttpSession,
+    value: unknown,
+    ids: readonly (string | number)[],
+    sseOk: boolean,
+    headers: Headers,
+    release: (() => void) | undefined,
+    statusOf: (reply: JsonRpcResponse | undefined) => number,
+    keepAliveMs = 0,
+  ): Promise<Response> {
+    try {
+      const route = sseOk ? http.openRoute(ids, keepAliveMs) : undefined;
+      const replying = host.dispatcher.handle(value, protocolOf(http));
       const first = route === undefined
         ? await replying.then((reply) => ({ reply }))
         : await Promise.race([
@@ -293,16 +332,65 @@ export function createHttpHandler(
       }
       route?.finish(undefined);
       const reply = first?.reply;
-      if (isInitialize && http.id !== undefined && (reply === undefined || "error" in reply)) {
-        end(http.id, "The initialize request failed");
-        headers.delete("mcp-session-id");
-      }
+      const single = Array.isArray(reply) ? undefined : reply;
+      const status = statusOf(single);
       if (reply === undefined) return new Response(null, { status: 202, headers });
       headers.set("content-type", "application/json");
-      return new Response(JSON.stringify(reply), { status: 200, headers });
+      return new Response(JSON.stringify(reply), { status, headers });
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * A revision 2026-07-28 request: one message, no session, headers checked
+   * against the body, and the binding's status codes for its errors.
+   */
+  async function modernPost(
+    request: Request,
+    principal: string | undefined,
+    value: unknown,
+    sseOk: boolean,
+  ): Promise<Response> {
+    if (!isRecord(value)) {
+      return rpcError(
+        400,
+        ErrorCode.InvalidRequest,
+        "Invalid request: revision 2026-07-28 takes one JSON-RPC message per POST",
+      );
+    }
+    const id = typeof value.id === "string" || typeof value.id === "number" ? value.id : null;
+    const problem = checkModernHeaders(request, value, (tool) => host.headerParams(tool));
+    if (problem !== undefined) {
+      return Response.json(
+        { jsonrpc: "2.0", id, error: { code: problem.code, message: problem.message } },
+        { status: problem.status },
+      );
+    }
+    const { http, release } = open(principal, false);
+    http.session.protocolVersion = MODERN_WIRE;
+    if (id === null) {
+      try {
+        const reply = await host.dispatcher.handle(value, protocolOf(http));
+        if (reply === undefined) return new Response(null, { status: 202 });
+        return Response.json(reply, { status: 400 });
+      } finally {
+        release();
+      }
+    }
+    // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
+    const keepAlive = value.method === "subscriptions/listen" ? settings.keepAliveMs : 0;
+    return await respond(
+      http,
+      value,
+      [id],
+      sseOk,
+      new Headers(),
+      release,
+      (reply) =>
+        reply !== undefined && "error" in reply ? statusOfModernError(reply.error.code) : 200,
+      keepAlive,
+    );
   }
 
   return {

@@ -7,7 +7,7 @@
  */
 
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/messages.ts";
-import type { McpSession } from "../../eras/legacy/session.ts";
+import type { HttpProtocolSession } from "./options.ts";
 import type { EventStore } from "./event_store.ts";
 import { SseWriter } from "./sse.ts";
 
@@ -65,9 +65,16 @@ export class PostRoute {
   #writer: SseWriter | undefined;
   readonly #early: string[] = [];
   readonly #owner: HttpSession;
+  readonly #keepAliveMs: number;
 
-  constructor(owner: HttpSession, streamId: string, ids: readonly JsonRpcId[]) {
+  constructor(
+    owner: HttpSession,
+    streamId: string,
+    ids: readonly JsonRpcId[],
+    keepAliveMs = 0,
+  ) {
     this.#owner = owner;
+    this.#keepAliveMs = keepAliveMs;
     this.streamId = streamId;
     this.ids = ids;
     this.streamRequested = new Promise((resolve) => (this.#requestStream = resolve));
@@ -134,7 +141,9 @@ export class PostRoute {
   #attachWriter(): SseWriter {
     const writer = new SseWriter(() => {
       if (this.#writer === writer) this.#writer = undefined;
-    });
+      // Without a session to resume on, a stream the client closes is the request cancelled.
+      if (this.#state !== "done" && this.#owner.id === undefined) this.#owner.clientGone(this);
+    }, this.#keepAliveMs);
     this.#writer = writer;
     if (resumable(this.#owner)) {
       writer.send({
@@ -168,7 +177,7 @@ export class HttpSession {
   /** The `Mcp-Session-Id`, or undefined in stateless mode. */
   readonly id: string | undefined;
   /** The protocol session. */
-  readonly session: McpSession;
+  readonly session: HttpProtocolSession;
   /** Stream settings of the endpoint. */
   readonly settings: StreamSettings;
   /** When the client was last heard from (ms). */
@@ -186,7 +195,7 @@ export class HttpSession {
 
   constructor(
     id: string | undefined,
-    session: McpSession,
+    session: HttpProtocolSession,
     settings: StreamSettings,
     authenticated: string | undefined,
   ) {
@@ -206,15 +215,22 @@ export class HttpSession {
       (this.#standalone !== undefined && !this.#standalone.closed);
   }
 
-  /** A route for the requests of one POST. */
-  openRoute(ids: readonly JsonRpcId[]): PostRoute {
+  /** A route for the requests of one POST; long-lived ones get keep-alive comments. */
+  openRoute(ids: readonly JsonRpcId[], keepAliveMs = 0): PostRoute {
     // An id already in flight keeps its own route: the dispatcher refuses the
     // duplicate, and that refusal must not take over the first call's stream.
     const fresh = ids.filter((id) => !this.#routes.has(id));
     const streamId = `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`;
-    const route = new PostRoute(this, streamId, fresh);
+    const route = new PostRoute(this, streamId, fresh, keepAliveMs);
     for (const id of fresh) this.#routes.set(id, route);
     return route;
+  }
+
+  /** The client closed a route's stream: its requests are cancelled, with no reply. */
+  clientGone(route: PostRoute): void {
+    for (const id of route.ids) {
+      this.session.inflight.cancel(id, new Error("The client closed the response stream"));
+    }
   }
 
   /** Forgets a finished route. */

@@ -5,9 +5,10 @@
  * @module
  */
 
-import type { Dispatcher } from "../../dispatcher/dispatcher.ts";
-import type { McpSession } from "../../eras/legacy/session.ts";
+import type { DispatchSession } from "../../dispatcher/dispatcher.ts";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../jsonrpc/messages.ts";
 import type { EventStore } from "./event_store.ts";
+import type { HeaderParam } from "./modern_headers.ts";
 import type { CorsOptions } from "./security.ts";
 
 /** Options of the Streamable HTTP endpoint (`createServer({ http })`). */
@@ -84,14 +85,32 @@ export interface HttpOptions {
   now?: () => number;
 }
 
-/** What the endpoint needs from the server. */
-export interface HttpHost {
-  /** The server's dispatcher. */
-  readonly dispatcher: Dispatcher<McpSession>;
+/** The protocol session an HTTP session carries: what the transport reads and sets on it. */
+export interface HttpProtocolSession extends DispatchSession {
+  /** The negotiated revision; set by the transport for sessionless requests. */
+  protocolVersion: string | undefined;
+  /** Connects the session's outbound side (`related`: the request a message belongs to). */
+  attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
+  /** Disconnects it; pending requests to the client fail. */
+  detach(): void;
+  /** Lets the transport take a handler's request to end its stream early. */
+  onCloseStream(handler: ((id: JsonRpcId) => void) | undefined): void;
+}
+
+/** What the endpoint needs from the server; the transport knows nothing else of it. */
+export interface HttpHost<S extends HttpProtocolSession> {
+  /** Dispatches one parsed message (or batch) on `session`. */
+  readonly dispatcher: {
+    handle(value: unknown, session: S): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+  };
   /** A new protocol session for `principal`. */
-  newSession(principal: string | undefined): McpSession;
+  newSession(principal: string | undefined): S;
   /** Counts a session as live (list_changed, resource updates, close()); returns its release. */
-  track(session: McpSession, close: () => void): () => void;
+  track(session: S, close: () => void): () => void;
+  /** The revisions served through `initialize` and sessions. */
+  readonly legacyVersions: readonly string[];
+  /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
+  headerParams(tool: string): readonly HeaderParam[] | undefined;
   /** Diagnostics. */
   readonly log: (message: string) => void;
 }
