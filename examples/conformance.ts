@@ -18,6 +18,7 @@ import {
   type Server,
   serveStdio,
 } from "../mod.ts";
+import { addModernFixtures } from "./conformance_modern.ts";
 
 /** A 1×1 PNG. */
 const PNG =
@@ -53,7 +54,7 @@ async function reconnect(ctx: RequestContext): Promise<string> {
  * ```
  */
 export function createConformanceServer(): Server {
-  return createServer({
+  const server = createServer({
     name: "warden-conformance",
     version: "0.1.0",
     description: "Warden's fixture for the MCP conformance suite",
@@ -353,6 +354,8 @@ export function createConformanceServer(): Server {
       },
     ],
   });
+  addModernFixtures(server);
+  return server;
 }
 
 if (import.meta.main) {
