@@ -133,11 +133,13 @@ export function createServer(options: ServerOptions): Server {
     },
   });
   // A legacy client may call server/discover too; it gets the same answer, with no _meta needed.
-  legacy.methods.set("server/discover", () => ({
-    ...discoverResult(discovery),
-    resultType: "complete",
-    _meta: { [META_KEYS.serverInfo]: resolved.serverInfo },
-  }));
+  if (resolved.modern) {
+    legacy.methods.set("server/discover", () => ({
+      ...discoverResult(discovery),
+      resultType: "complete",
+      _meta: { [META_KEYS.serverInfo]: resolved.serverInfo },
+    }));
+  }
   const modern = modernMethods({
     ...discovery,
     serverInfo: resolved.serverInfo,
@@ -151,7 +153,9 @@ export function createServer(options: ServerOptions): Server {
     requestStateTtlMs: resolved.requestStateTtlMs,
     now: Date.now,
   });
-  const tables = routeEras(legacy, { methods: modern, notifications: legacy.notifications });
+  const tables = resolved.modern
+    ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
+    : legacy;
   const dispatcher = new Dispatcher<McpSession>({ ...tables, log });
   const newSession = (principal: string | undefined): McpSession =>
     new McpSession(principal ?? options.principal, resolved.requestTimeoutMs);
@@ -215,6 +219,7 @@ export function createServer(options: ServerOptions): Server {
           track,
           log,
           legacyVersions: LEGACY_PROTOCOL_VERSIONS,
+          modern: resolved.modern,
           headerParams: (tool) => registry.tools.get(tool)?.headers,
         }, options.http)
       );

@@ -20,6 +20,7 @@ export interface ResolvedOptions {
   readonly stateSecrets: readonly StateSecret[];
   readonly requestStateTtlMs: number;
   readonly maxInputRounds: number;
+  readonly modern: boolean;
 }
 
 function positive(value: number | undefined, name: string, integer: boolean): void {
@@ -73,6 +74,15 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   } catch (error) {
     reword(error);
   }
+  const eras = options.eras ?? ["legacy", "modern"];
+  if (
+    !Array.isArray(eras) || !eras.includes("legacy") ||
+    !eras.every((era) => era === "legacy" || era === "modern")
+  ) {
+    throw new TypeError(
+      'Cannot create server: eras must list "legacy", optionally with "modern"',
+    );
+  }
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;
@@ -87,5 +97,6 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     stateSecrets: secrets,
     requestStateTtlMs: options.requestStateTtlMs ?? 600_000,
     maxInputRounds: options.maxInputRounds ?? 10,
+    modern: eras.includes("modern"),
   };
 }

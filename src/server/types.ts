@@ -69,6 +69,13 @@ export interface ServerOptions extends Implementation {
    * @default {5000}
    */
   shutdownGraceMs?: number;
+  /**
+   * Which protocol eras are served. Both by default; `["legacy"]` answers
+   * like a server that predates revision 2026-07-28 (no `server/discover`,
+   * per-request `_meta` ignored), e.g. to test a client's fallback.
+   * @default {["legacy", "modern"]}
+   */
+  eras?: readonly ("legacy" | "modern")[];
   /** Cache hints of revision 2026-07-28's discover, list and read results. */
   cache?: CacheOptions;
   /**

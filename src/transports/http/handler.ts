@@ -145,7 +145,9 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     const version = request.headers.get("mcp-protocol-version");
     if (request.method === "POST") return await post(request, principal, version);
     // GET and DELETE belong to legacy sessions; revision 2026-07-28 has neither.
-    if (stateless || (version !== null && !host.legacyVersions.includes(version))) {
+    if (
+      stateless || (host.modern && version !== null && !host.legacyVersions.includes(version))
+    ) {
       return new Response("Method not allowed", {
         status: 405,
         headers: { allow: "POST, OPTIONS" },
@@ -242,7 +244,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     } catch {
       return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
-    if (isModernPost(request, value, host.legacyVersions)) {
+    if (host.modern && isModernPost(request, value, host.legacyVersions)) {
       return await modernPost(request, principal, value, sseOk);
     }
     if (version !== null && !host.legacyVersions.includes(version)) {

@@ -109,6 +109,8 @@ export interface HttpHost<S extends HttpProtocolSession> {
   track(session: S, close: () => void): () => void;
   /** The revisions served through `initialize` and sessions. */
   readonly legacyVersions: readonly string[];
+  /** Whether sessionless revision 2026-07-28 requests are served at all. */
+  readonly modern: boolean;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
   headerParams(tool: string): readonly HeaderParam[] | undefined;
   /** Diagnostics. */
