@@ -27,8 +27,9 @@ export type AuditTarget = "stderr" | { file: string } | AuditSink | false;
 export interface GuardrailsConfig {
   /**
    * The principal sessions run as, unless `--principal` or `connect()` names
-   * another. Read by `serverSetup()`/`setupFromFlags()`; with
-   * `createGuardrails()` pass it to `createServer({ principal })` yourself.
+   * another. `createGuardrails()` hands it to the server through the
+   * guardrails, so `createServer({ guardrails })` applies it; a server given
+   * a different `principal` refuses to start.
    */
   principal?: string;
   /** Allow and deny lists per kind, optionally per principal. Absent: everything allowed. */
@@ -205,6 +206,15 @@ function prefixed<T>(section: string, check: () => T): T {
 export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps = {}): Guardrail[] {
   const checked = checkGuardrailsConfig(config);
   const guardrails: Guardrail[] = [];
+  if (checked.principal !== undefined) {
+    // Carries the policy's principal to the server; it decides nothing itself.
+    guardrails.push({
+      name: "principal",
+      stage: "custom",
+      principal: checked.principal,
+      run: (call, next) => next(call),
+    });
+  }
   let redactor = undefined;
   if (checked.redact !== undefined && checked.redact !== false) {
     const step = redaction(checked.redact === true ? {} : checked.redact);

@@ -154,6 +154,12 @@ export interface GuardrailHost {
 export interface Guardrail {
   /** A name for diagnostics. */
   readonly name: string;
+  /**
+   * The principal sessions run as when neither `connect()` nor
+   * `createServer({ principal })` names one (set by `createGuardrails()`
+   * from a policy's `principal`). A server refuses guardrails that disagree.
+   */
+  readonly principal?: string;
   /** Where it runs; built-ins set their own, user guardrails use "custom". */
   readonly stage: GuardrailStage;
   /** The step itself. */

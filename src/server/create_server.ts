@@ -158,7 +158,7 @@ export function createServer(options: ServerOptions): Server {
     : legacy;
   const dispatcher = new Dispatcher<McpSession>({ ...tables, log });
   const newSession = (principal: string | undefined): McpSession =>
-    new McpSession(principal ?? options.principal, resolved.requestTimeoutMs);
+    new McpSession(principal ?? resolved.principal, resolved.requestTimeoutMs);
   const embedded = newSession(undefined);
   let closed = false;
   let http: Promise<ReturnType<typeof createHttpHandler>> | undefined;

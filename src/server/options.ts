@@ -21,6 +21,7 @@ export interface ResolvedOptions {
   readonly requestStateTtlMs: number;
   readonly maxInputRounds: number;
   readonly modern: boolean;
+  readonly principal: string | undefined;
 }
 
 function positive(value: number | undefined, name: string, integer: boolean): void {
@@ -83,6 +84,19 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       'Cannot create server: eras must list "legacy", optionally with "modern"',
     );
   }
+  // A policy's principal arrives on the guardrails; it must agree with the server's own.
+  const named = new Set<string>();
+  for (const guardrail of options.guardrails ?? []) {
+    if (guardrail?.principal !== undefined) named.add(guardrail.principal);
+  }
+  if (options.principal !== undefined) named.add(options.principal);
+  if (named.size > 1) {
+    throw new TypeError(
+      `Cannot create server: conflicting principals ${
+        [...named].map((p) => JSON.stringify(p)).join(" and ")
+      } (options.principal and the guardrails' policy)`,
+    );
+  }
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;
@@ -98,5 +112,6 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     requestStateTtlMs: options.requestStateTtlMs ?? 600_000,
     maxInputRounds: options.maxInputRounds ?? 10,
     modern: eras.includes("modern"),
+    principal: options.principal ?? [...named][0],
   };
 }

@@ -75,7 +75,7 @@ function modernError(
       return new RpcError(ModernErrorCode.RateLimited, error.message, error.data);
     case "not_found":
       return kind === "resource"
-        ? new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: name })
+        ? new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: mask(name) })
         : new RpcError(ErrorCode.InvalidParams, error.message);
     default:
       // The revision forbids -32002 (resource not found in earlier revisions).
@@ -180,8 +180,12 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
         now: deps.now,
       });
       const outcome = await core.guard({ call: parsed.call, problem }, step);
-      if ("error" in outcome) throw modernError(outcome, kind, parsed.call.name);
-      if (outcome.status === "input_required") return finish(outcome.result);
+      if ("error" in outcome) {
+        throw modernError(outcome, kind, parsed.call.name, deps.services.outgoing);
+      }
+      if (outcome.status === "input_required") {
+        return finish(outcome.result);
+      }
       // Results of a retry depend on inputs outside the cache key: never cacheable.
       const hints = kind === "resource"
         ? trip.retried
@@ -202,7 +206,9 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
     modern(async (params, request, meta) => {
       const parsed = core.parseCompletion(params, facts(request, meta, false));
       const outcome = await core.guard(parsed, parsed.step);
-      if ("error" in outcome) throw modernError(outcome, parsed.call.kind, parsed.call.name);
+      if ("error" in outcome) {
+        throw modernError(outcome, parsed.call.kind, parsed.call.name, deps.services.outgoing);
+      }
       return finish(outcome.result);
     }),
   );
