@@ -152,6 +152,7 @@ export type {
   Era,
   GuardedCall,
   Guardrail,
+  GuardrailHost,
   GuardrailStage,
   ListedItem,
 } from "./src/guardrails/pipeline.ts";

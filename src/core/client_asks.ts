@@ -139,6 +139,8 @@ export class InputRequiredError extends Error {
   readonly key: string;
 
   /**
+   * Creates the signal for one unanswered ask.
+   *
    * @param key The input key of the ask.
    */
   constructor(key: string) {

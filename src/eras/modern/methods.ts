@@ -61,11 +61,15 @@ type ModernHandler = (
   meta: RequestMeta,
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
-/** The modern wire error for an error outcome, as the step that ended the call decided. */
+/**
+ * The modern wire error for an error outcome, as the step that ended the
+ * call decided. What it adds (the URI) passes `mask`, like every reply.
+ */
 function modernError(
   outcome: Extract<CallOutcome, { error: RpcError }>,
   kind: CallKind,
   name: string,
+  mask: <T>(value: T) => T,
 ): RpcError {
   const { error } = outcome;
   switch (outcome.status) {
