@@ -8,6 +8,7 @@
 
 import { createGuardrails, type GuardrailsDeps } from "../guardrails/guardrails.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
+import type { HttpOptions } from "../transports/http/options.ts";
 import { loadPolicyFile } from "./policy_file.ts";
 
 /** The flags a server was started with. */
@@ -127,14 +128,23 @@ export function parseListenAddress(value: string): { hostname: string; port: num
   return { hostname: host, port };
 }
 
-/** What {@linkcode serverSetup} hands to `createServer()`. */
+/**
+ * What {@linkcode serverSetup} hands to `createServer()`: every field is a
+ * `ServerOptions` field, so the whole setup spreads into it
+ * (`createServer({ name, version, ...setup })`).
+ */
 export interface ServerSetup {
   /** The guardrails the policy and flags ask for. */
   guardrails: Guardrail[];
   /** The principal, from `--principal` or the policy. */
   principal?: string;
-  /** Where to serve HTTP (`--http`); undefined means stdio. */
-  http?: { hostname: string; port: number };
+  /**
+   * Where to serve HTTP (`--http`), for `serveHttp(server, setup.http)`;
+   * undefined means stdio. It is typed as `HttpOptions` as well so that it
+   * spreads into `createServer()`'s `http`, whose endpoint ignores
+   * `hostname` and `port`.
+   */
+  http?: HttpOptions & { hostname: string; port: number };
 }
 
 /**

@@ -27,6 +27,7 @@ import type { createHttpHandler } from "../transports/http/handler.ts";
 import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
+import type { ObjectSchema } from "../schema/types.ts";
 
 /** A sealed state carries answers; beyond this size the client is asked to start over. */
 const MAX_REQUEST_STATE_BYTES = 256 * 1024;
@@ -65,7 +66,10 @@ interface LiveSession {
  * if (import.meta.main) await serveStdio(server);
  * ```
  */
-export function createServer(options: ServerOptions): Server {
+export function createServer<
+  const T extends readonly ObjectSchema[] = readonly [],
+  const P extends readonly unknown[] = readonly [],
+>(options: ServerOptions<T, P>): Server {
   const resolved = resolveOptions(options);
   const guardrails = orderGuardrails(options.guardrails ?? []);
   const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);

@@ -25,18 +25,45 @@ import type { ToolDefinition } from "../core/tools.ts";
  * Options of {@linkcode createServer}. The `Implementation` fields (`name`,
  * `version`, `title`, `description`, `icons`, `websiteUrl`) are sent as
  * `serverInfo`.
+ *
+ * `T` is the list of the tools' input schemas and `P` the list of the
+ * prompts' argument lists, one entry per item: `createServer()` infers both
+ * from the literals, so a tool or prompt written inline gets the same
+ * argument types as one built with `defineTool()` or `definePrompt()`.
+ *
+ * @typeParam T The input schema of each tool, in order.
+ * @typeParam P The argument list of each prompt, in order (`unknown` for a
+ *   prompt that declares none).
  */
-export interface ServerOptions extends Implementation {
+export interface ServerOptions<
+  T extends readonly ObjectSchema[] = readonly ObjectSchema[],
+  P extends readonly unknown[] = readonly (readonly PromptArgument[])[],
+> extends Implementation {
   /** Guidance for the model on how to use this server, sent at `initialize` and `server/discover`. */
   instructions?: string;
-  /** Tools to register now (more can be added with `server.tool()`). */
-  tools?: readonly ToolDefinition[];
+  /**
+   * Tools to register now (more can be added with `server.tool()`). Each
+   * handler's arguments are typed from its own `inputSchema`; its return is
+   * typed from `outputSchema` only through `defineTool()` (inline, any
+   * result shape is accepted and checked at run time).
+   */
+  tools?: { readonly [K in keyof T]: ToolDefinition<T[K]> };
   /** Resources to register now. */
   resources?: readonly ResourceDefinition[];
   /** Resource templates to register now. */
   resourceTemplates?: readonly ResourceTemplateDefinition[];
-  /** Prompts to register now. */
-  prompts?: readonly PromptDefinition[];
+  /**
+   * Prompts to register now. Each `get` receives its declared arguments:
+   * required ones as `string`, the others as `string | undefined`. An
+   * argument's `complete` needs its parameter annotated (`(prefix: string)`)
+   * for the list to be inferred; without it, or without `arguments`, `get`
+   * takes any name as `string | undefined`.
+   */
+  prompts?: {
+    readonly [K in keyof P]: PromptDefinition<
+      P[K] extends readonly PromptArgument[] ? P[K] : readonly PromptArgument[]
+    >;
+  };
   /** The Streamable HTTP endpoint's options, for `server.fetch()` and `serveHttp()`. */
   http?: HttpOptions;
   /** Guardrails, run in the fixed pipeline order whatever their order here. */

@@ -66,7 +66,14 @@ export function parseBenchJson(text: string): MicroResult[] {
  */
 export async function runMicroBenchmarks(root: string): Promise<MicroResult[]> {
   const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["bench", "--json", "--no-prompt", "--allow-write=/dev/null", "tests/bench/"],
+    args: [
+      "bench",
+      "--lock=tests/deno.lock",
+      "--json",
+      "--no-prompt",
+      "--allow-write=/dev/null",
+      "tests/bench/",
+    ],
     cwd: root,
     stdout: "piped",
     stderr: "piped",

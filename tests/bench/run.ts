@@ -44,7 +44,7 @@ import {
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVERS = "tests/bench/servers";
 const SDK_VERSION = "1.32.2";
-/** The zod deno.lock resolves for the SDK, so that Node runs the same code as Deno. */
+/** The zod tests/deno.lock resolves for the SDK, so that Node runs the same code as Deno. */
 const ZOD_VERSION = "4.6.7";
 const decoder = new TextDecoder();
 
@@ -110,7 +110,7 @@ function references(withNode: boolean): ServerSpec[] {
   const run = (
     file: string,
     ...extra: string[]
-  ): string[] => ["run", "--no-prompt", ...extra, file];
+  ): string[] => ["run", "--lock=tests/deno.lock", "--no-prompt", ...extra, file];
   const specs: ServerSpec[] = [
     { name: "raw Deno loop", command: deno, args: run(`${SERVERS}/raw_loop.ts`), cwd: ROOT },
     { name: "Warden", command: deno, args: run(`${SERVERS}/warden_server.ts`), cwd: ROOT },
