@@ -163,7 +163,11 @@ Deno.test("setupFromFlags() builds the policy file's guardrails and principal", 
     async (_dir, policy) => {
       const setup = await setupFromFlags({ policy });
       assert.equal(setup.principal, "alice");
-      assert.deepEqual(setup.guardrails.map((guardrail) => guardrail.name), ["access-policy"]);
+      // The principal travels on the guardrails too, so createServer applies it without help.
+      assert.deepEqual(setup.guardrails.map((guardrail) => guardrail.name), [
+        "principal",
+        "access-policy",
+      ]);
       const replies = await runDesk(setup, [GET_ORDER, CANCEL_ORDER]);
       resultOf(replies.get(1));
       assert.equal(errorOf(replies.get(2)).code, -32001);
