@@ -247,7 +247,7 @@ if (import.meta.main) {
     console.error(`order-desk: ready on stdio (${summary})`);
     await serveStdio(server);
   } else {
-    const listener = serveHttp(server, http);
+    const listener = await serveHttp(server, http);
     console.error(`order-desk: ready on ${listener.url} (${summary})`);
   }
 }

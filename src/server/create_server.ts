@@ -213,6 +213,7 @@ export function createServer(options: ServerOptions): Server {
   let http: ReturnType<typeof createHttpHandler> | undefined;
 
   return {
+    shutdownGraceMs,
     tool(definition) {
       // Method parameters are bivariant, so the typed definition is a ToolDefinition.
       addTool(definition as ToolDefinition);

@@ -13,7 +13,15 @@ import { MemoryEventStore } from "./event_store.ts";
 import { HttpSession } from "./http_session.ts";
 import type { HttpHost, HttpOptions } from "./options.ts";
 import { isRecord } from "../../jsonrpc/messages.ts";
-import { accepts, readBody, requestIdsOf, rpcError } from "./requests.ts";
+import {
+  accepts,
+  bodyLimitsOf,
+  readBody,
+  requestHost,
+  requestIdsOf,
+  requestPath,
+  rpcError,
+} from "./requests.ts";
 import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
 const SSE_HEADERS = {
@@ -35,7 +43,7 @@ export function createHttpHandler(
   options: HttpOptions = {},
 ): { fetch: (request: Request) => Promise<Response>; close: (reason: unknown) => void } {
   const path = options.path;
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyLimits = bodyLimitsOf(options);
   const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const now = options.now ?? Date.now;
@@ -101,13 +109,12 @@ export function createHttpHandler(
   };
 
   async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (path !== undefined && url.pathname !== path) {
+    if (path !== undefined && requestPath(request.url) !== path) {
       return new Response("Not found", { status: 404 });
     }
     if (
       options.allowedHosts !== false &&
-      !isAllowedHost(request.headers.get("host") ?? url.host, options.allowedHosts || undefined)
+      !isAllowedHost(requestHost(request), options.allowedHosts || undefined)
     ) {
       return rpcError(403, ErrorCode.InvalidRequest, "Forbidden: host not allowed");
     }
@@ -227,14 +234,8 @@ export function createHttpHandler(
         "Not acceptable: accept application/json and text/event-stream",
       );
     }
-    const text = await readBody(request, maxBodyBytes);
-    if (text === "too-large") {
-      return rpcError(
-        413,
-        ErrorCode.InvalidRequest,
-        `Payload too large: the limit is ${maxBodyBytes} bytes`,
-      );
-    }
+    const text = await readBody(request, bodyLimits);
+    if (text instanceof Response) return text;
     let value: unknown;
     try {
       value = JSON.parse(text);
