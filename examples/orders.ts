@@ -238,7 +238,7 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
 }
 
 if (import.meta.main) {
-  const setup = await serverSetup(Deno.args, { name: "order-desk", version: "0.1.0" });
+  const setup = await serverSetup({ name: "order-desk", version: "0.1.0" });
   const { http, ...options } = setup;
   const server = createOrderDesk(options);
   const summary =
