@@ -24,7 +24,7 @@ export interface ShutdownSignalOptions {
    */
   exit?: boolean;
   /**
-   * Where a failing `shutdown` is reported.
+   * Where the signal and a failing `shutdown` are reported.
    * @default {console.error}
    */
   log?: (message: string) => void;
@@ -47,8 +47,9 @@ async function listenerFor(): Promise<Listen> {
 }
 
 /**
- * Runs `shutdown` on the first SIGINT or SIGTERM, then exits with the
- * signal's status; a second signal while `shutdown` runs exits at once.
+ * Runs `shutdown` on the first SIGINT or SIGTERM (noting it with one line
+ * through `log`), then exits with the signal's status; a second signal while
+ * `shutdown` runs exits at once.
  * Signals the platform lacks (SIGTERM on Windows) are skipped.
  *
  * @param shutdown The graceful shutdown: stop accepting, finish, flush.
@@ -81,6 +82,7 @@ export async function onShutdownSignal(
       return;
     }
     received = signal;
+    log(`warden: ${signal} received, shutting down`);
     shutdown(signal)
       .catch((error: unknown) => log(`warden: the shutdown after ${signal} failed: ${error}`))
       .finally(() => {
