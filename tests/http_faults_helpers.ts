@@ -24,6 +24,12 @@ export interface Served {
   send(message: unknown): Promise<void>;
   /** Every stdout line so far (stdio servers' replies). */
   readonly stdout: readonly string[];
+  /** Sends a request over stdin and resolves to the stdout reply with its id. */
+  request(id: number, method: string, params?: Record<string, unknown>): Promise<
+    Record<string, unknown>
+  >;
+  /** Closes the child's stdin (EOF). */
+  closeInput(): Promise<void>;
   /** Kills the child if it still runs and waits for its pipes. */
   cleanUp(): Promise<void>;
 }
@@ -103,6 +109,33 @@ export async function serve(
     await cleanUp();
     throw error;
   }
+  const send = (message: unknown): Promise<void> =>
+    writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
+  const found = (id: number): Record<string, unknown> | undefined => {
+    for (const line of out.collected) {
+      if (!line.startsWith("{")) continue;
+      const value: unknown = JSON.parse(line);
+      if (isRecord(value) && value.id === id) return value;
+    }
+    return undefined;
+  };
+  const replyTo = (id: number): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const reply = found(id);
+        if (reply !== undefined) {
+          watchers.delete(check);
+          resolve(reply);
+        } else if (exited) {
+          watchers.delete(check);
+          reject(
+            new Error(`The server exited before answering ${id}:\n${err.collected.join("\n")}`),
+          );
+        }
+      };
+      watchers.add(check);
+      check();
+    });
   const ready = err.collected.find((line) => line.includes("ready on ")) ?? "";
   const url = /ready on (http:\/\/\S+)/.exec(ready)?.[1] ?? "stdio";
   return {
@@ -112,13 +145,28 @@ export async function serve(
     stdout: out.collected,
     url,
     waitFor,
-    send: (message) => writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`)),
+    send,
+    closeInput: () => writer.close(),
+    request: async (id, method, params) => {
+      await send(
+        params === undefined
+          ? { jsonrpc: "2.0", id, method }
+          : { jsonrpc: "2.0", id, method, params },
+      );
+      return await within(replyTo(id), 15_000, `the reply to ${method} (id ${id})`);
+    },
     cleanUp,
   };
 }
 
 /** A Streamable HTTP session over fetch. */
 export interface HttpClient {
+  /** Sends one request and resolves to the answer's content type and raw body (JSON or SSE). */
+  raw(
+    id: number,
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<{ status: number; type: string; body: string }>;
   /** Sends one request and resolves to its HTTP status and JSON-RPC reply (null if none). */
   call(
     id: number,
@@ -130,7 +178,7 @@ export interface HttpClient {
 /** Initializes a session at `url` and returns a client for it. */
 export async function connect(url: string): Promise<HttpClient> {
   let sessionId: string | null = null;
-  const call: HttpClient["call"] = async (id, method, params) => {
+  const raw: HttpClient["raw"] = async (id, method, params) => {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -144,14 +192,18 @@ export async function connect(url: string): Promise<HttpClient> {
     );
     const response = await fetch(url, { method: "POST", headers, body });
     sessionId ??= response.headers.get("mcp-session-id");
-    const text = await response.text();
+    const type = response.headers.get("content-type")?.split(";")[0] ?? "";
+    return { status: response.status, type, body: await response.text() };
+  };
+  const call: HttpClient["call"] = async (id, method, params) => {
+    const { status, body: text } = await raw(id, method, params);
     let reply: unknown = null;
     try {
       reply = JSON.parse(text);
     } catch {
       reply = null;
     }
-    return { status: response.status, reply: isRecord(reply) ? reply : null };
+    return { status, reply: isRecord(reply) ? reply : null };
   };
   const init = await call(0, "initialize", {
     protocolVersion: "2025-06-18",
@@ -171,7 +223,7 @@ export async function connect(url: string): Promise<HttpClient> {
     body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
   });
   await initialized.text();
-  return { call };
+  return { call, raw };
 }
 
 /** The audit file's entries (a missing file has none). */

@@ -63,11 +63,14 @@ function requestOf(
 async function writeResponse(
   response: Response,
   reply: ServerResponse,
+  closing: boolean,
 ): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  // Once the server stops accepting, a kept-alive connection would only hold the shutdown up.
+  if (closing) headers.connection = "close";
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
   reply.writeHead(response.status, headers);
@@ -134,6 +137,7 @@ export async function listenNode(handler: Handler, options: ListenOptions): Prom
     return web;
   };
   let origin = "";
+  let stopping = false;
   const server = http.createServer((message, reply) => {
     const controller = new AbortController();
     reply.once("close", () => {
@@ -148,7 +152,7 @@ export async function listenNode(handler: Handler, options: ListenOptions): Prom
       return;
     }
     handler(request)
-      .then((response) => writeResponse(response, reply))
+      .then((response) => writeResponse(response, reply, stopping))
       .catch((error: unknown) => {
         options.log(`warden: the HTTP adapter failed: ${error}`);
         if (!reply.headersSent) reply.writeHead(500, { connection: "close" });
@@ -171,6 +175,7 @@ export async function listenNode(handler: Handler, options: ListenOptions): Prom
     port,
     finished,
     stopAccepting() {
+      stopping = true;
       server.close();
       server.closeIdleConnections();
     },
