@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, serveHttp, type ServerOptions } from "../mod.ts";
 import { captureLog, echoFixtures, within } from "./helpers.ts";
+import { requestHost, requestPath } from "../src/transports/http/requests.ts";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
@@ -153,5 +154,26 @@ Deno.test("serveHttp() answers a body that stalls mid-way with 408 and Connectio
     assert.equal(statusOf(slow.text), 408, slow.text);
   } finally {
     await listener.shutdown();
+  }
+});
+
+Deno.test("requestPath() and requestHost() read any request URL without throwing", () => {
+  const paths: [string, string][] = [
+    ["http://localhost:8080/mcp?x=1", "/mcp"],
+    ["http://a b/mcp", "/mcp"],
+    ["http://[::1]x/mcp#frag", "/mcp"],
+    ["http://[::1].evil.example/other?q", "/other"],
+    ["http://a b", "/"],
+    ["not a url at all", "/"],
+  ];
+  for (const [url, path] of paths) assert.equal(requestPath(url), path, url);
+  const hosts: [Pick<Request, "url" | "headers">, string | null][] = [
+    [new Request("http://localhost:8080/mcp"), "localhost:8080"],
+    [new Request("http://localhost/mcp", { headers: { host: "a b" } }), "a b"],
+    [{ url: "http://user:pw@[::1]x/mcp", headers: new Headers() }, "[::1]x"],
+    [{ url: "no scheme", headers: new Headers() }, null],
+  ];
+  for (const [request, host] of hosts) {
+    assert.equal(requestHost(request), host, request.url);
   }
 });

@@ -99,6 +99,7 @@ Deno.test("SIGTERM on serveHttp aborts calls past the grace period, answers and 
     for (const { status, reply } of answers) {
       assert.equal(status, 200);
       assert.ok(isRecord(reply?.error), JSON.stringify(reply));
+      assert.equal(reply.error.code, -32603);
     }
     const status = await within(server.status, 10_000, "the server to exit");
     assert.deepEqual([status.code, status.signal], [143, null]);

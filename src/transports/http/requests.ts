@@ -76,7 +76,7 @@ export function requestPath(url: string): string {
  * requestHost(new Request("http://localhost:8080/mcp")); // "localhost:8080"
  * ```
  */
-export function requestHost(request: Request): string | null {
+export function requestHost(request: Pick<Request, "url" | "headers">): string | null {
   const header = request.headers.get("host");
   if (header !== null) return header;
   const url = request.url;
