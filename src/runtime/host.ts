@@ -64,39 +64,49 @@ export async function exitProcess(code: number): Promise<never> {
   return process.exit(code);
 }
 
-/** The process's stdin and stdout as web streams. */
-export interface HostStdio {
-  /** Bytes from stdin. */
-  input: ReadableStream<Uint8Array>;
-  /** Bytes to stdout. */
-  output?: WritableStream<Uint8Array>;
-}
-
 /**
- * The process's stdin and stdout for a stdio transport: on Deno
- * `Deno.stdin.readable` and no output (the transport writes `Deno.stdout`
- * itself and releases it without closing it), on Node and Bun their
- * `node:stream` web adapters.
+ * The process's stdin as a web stream: `Deno.stdin.readable` on Deno, the
+ * `node:stream` web adapter of `process.stdin` on Node and Bun. Created only
+ * when called, since adapting stdin starts reading it.
  *
- * @returns The streams to pass to the transport.
+ * @returns The bytes from stdin.
  *
  * @example
- * ```ts
- * import { hostStdio } from "./host.ts";
- * const { output } = await hostStdio();
- * console.assert(output === undefined);
+ * ```ts ignore
+ * import { hostStdin } from "./host.ts";
+ * const input = await hostStdin();
  * ```
  */
-export async function hostStdio(): Promise<HostStdio> {
-  if (runtime === "deno") return { input: Deno.stdin.readable };
+export async function hostStdin(): Promise<ReadableStream<Uint8Array>> {
+  if (runtime === "deno") return Deno.stdin.readable;
   const process = (await import("node:process")).default;
-  const { Readable, Writable } = await import("node:stream");
-  const input = Readable.toWeb(process.stdin);
-  const output = Writable.toWeb(process.stdout);
+  const { Readable } = await import("node:stream");
+  const input: unknown = Readable.toWeb(process.stdin);
   if (!isByteReadable(input)) {
     throw new TypeError("Cannot serve stdio: this runtime's stdin is not a web stream");
   }
-  return { input, output };
+  return input;
+}
+
+/**
+ * The process's stdout as a web stream for a stdio transport: undefined on
+ * Deno (the transport writes `Deno.stdout` itself and releases it without
+ * closing it), the `node:stream` web adapter of `process.stdout` on Node and
+ * Bun.
+ *
+ * @returns The stream to pass as the transport's output, if any.
+ *
+ * @example
+ * ```ts
+ * import { hostStdout } from "./host.ts";
+ * console.assert(await hostStdout() === undefined);
+ * ```
+ */
+export async function hostStdout(): Promise<WritableStream<Uint8Array> | undefined> {
+  if (runtime === "deno") return undefined;
+  const process = (await import("node:process")).default;
+  const { Writable } = await import("node:stream");
+  return Writable.toWeb(process.stdout);
 }
 
 /** Node types `Readable.toWeb` loosely; its chunks are Buffers, which are Uint8Arrays. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { hostStdio } from "../runtime/host.ts";
+import { hostStdin, hostStdout } from "../runtime/host.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
 import type { Server } from "./types.ts";
@@ -79,8 +79,8 @@ function endOnAbort(
  */
 export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
   const { principal, handleSignals = true, ...transportOptions } = options;
-  const host = await hostStdio();
-  const output = options.output ?? host.output;
+  const input = options.input ?? await hostStdin();
+  const output = options.output ?? await hostStdout();
   const stop = new AbortController();
   let session: Promise<void> | undefined;
   const removeSignals = handleSignals
@@ -94,7 +94,7 @@ export async function serveStdio(server: Server, options: ServeStdioOptions = {}
     const transport = new StdioTransport({
       ...transportOptions,
       ...(output === undefined ? {} : { output }),
-      input: endOnAbort(options.input ?? host.input, stop.signal),
+      input: handleSignals ? endOnAbort(input, stop.signal) : input,
     });
     session = server.connect(transport, principal === undefined ? {} : { principal });
     await session;

@@ -313,7 +313,8 @@ export function createHttpHandler(
       try {
         response = await handle(request);
       } catch (error) {
-        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        // One short line per failure: a request that trips it must not flood stderr.
+        const detail = error instanceof Error ? error.message : String(error);
         host.log(`warden: the HTTP endpoint failed: ${detail}`);
         response = rpcError(500, ErrorCode.InternalError, "Internal error");
       }

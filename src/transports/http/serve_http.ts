@@ -192,7 +192,8 @@ export async function serveHttp(
     })();
     return stopping;
   };
-  options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
+  if (options.signal?.aborted === true) void shutdown();
+  else options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
   if (options.handleSignals ?? true) removeSignals = await onShutdownSignal(shutdown, { log });
   const urlHost = hostname.includes(":") ? `[${hostname}]` : hostname;
   return {
