@@ -17,7 +17,7 @@ function denoArgs(dir: string, ...rest: string[]): string[] {
     "--allow-net=127.0.0.1",
     `--allow-write=${dir}`,
     `--allow-read=${dir}`,
-    "--allow-env=PLAIN_GRACE_MS",
+    "--allow-env=PLAIN_GRACE_MS,PLAIN_BODY_TIMEOUT_MS",
     ...rest,
   ];
 }

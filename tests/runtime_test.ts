@@ -102,12 +102,58 @@ async function rawStatus(url: string, host: string): Promise<number> {
 }
 
 /**
- * Over HTTP on the host's server: a JSON answer, an SSE answer (a progress
- * token makes the call stream), a foreign Host refused, then SIGTERM with
- * calls in flight: they finish, each has its audit line, the exit is 143.
+ * A POST whose body stops half-way: resolves to the answer's status and
+ * whether the server closed the connection within `ms`.
  */
-async function overHttp(command: string, args: string[], audit: string): Promise<void> {
-  const served = await serve(command, [...args, "--http", "127.0.0.1:0", "--audit", audit]);
+async function stalledBody(url: string, ms: number): Promise<{ status: number; closed: boolean }> {
+  const { hostname, port, pathname } = new URL(url);
+  const connection = await Deno.connect({ hostname, port: Number(port) });
+  let text = "";
+  let closed = false;
+  const reading = (async () => {
+    const buffer = new Uint8Array(4096);
+    while (true) {
+      const count = await connection.read(buffer).catch(() => null);
+      if (count === null) {
+        closed = true;
+        return;
+      }
+      text += new TextDecoder().decode(buffer.subarray(0, count));
+    }
+  })();
+  await connection.write(new TextEncoder().encode(
+    `POST ${pathname} HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\n` +
+      `accept: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc":`,
+  ));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([reading, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+  try {
+    connection.close();
+  } catch {
+    // The server closed it first.
+  }
+  await reading;
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), closed };
+}
+
+/**
+ * Over HTTP on the host's server: a JSON answer, an SSE answer (a progress
+ * token makes the call stream), a foreign Host refused, a stalled body cut
+ * with 408, then SIGTERM with calls in flight: they finish, each has its
+ * audit line, the exit is 143.
+ */
+async function overHttp(
+  command: string,
+  args: string[],
+  audit: string,
+  closesStalled: boolean,
+): Promise<void> {
+  const served = await serve(
+    command,
+    [...args, "--http", "127.0.0.1:0", "--audit", audit],
+    { PLAIN_BODY_TIMEOUT_MS: "300" },
+  );
   try {
     const client = await connect(served.url);
     const echo = await client.call(1, "tools/call", { name: "echo", arguments: { text: "hi" } });
@@ -128,6 +174,11 @@ async function overHttp(command: string, args: string[], audit: string): Promise
 
     assert.equal(await rawStatus(served.url, "a b"), 403);
     assert.equal(await rawStatus(served.url, "[::1].evil.example"), 403);
+
+    const stalled = await stalledBody(served.url, closesStalled ? 3000 : 1000);
+    assert.equal(stalled.status, 408);
+    // Deno's own server keeps draining the body; Node's and Bun's close the connection.
+    if (closesStalled) assert.ok(stalled.closed, "the stalled connection was kept open");
 
     const calls = Array.from({ length: 6 }, (_, index) =>
       client.call(10 + index, "tools/call", {
@@ -175,7 +226,7 @@ Deno.test({
   fn: async () => {
     const dir = await Deno.makeTempDir();
     try {
-      await overHttp("bun", ["tests/fixtures/plain_server.ts"], `${dir}/audit.jsonl`);
+      await overHttp("bun", ["tests/fixtures/plain_server.ts"], `${dir}/audit.jsonl`, true);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -225,7 +276,7 @@ Deno.test({
   fn: async () => {
     const dir = await Deno.makeTempDir();
     try {
-      await overHttp("node", [await bundleForNode(dir)], `${dir}/audit.jsonl`);
+      await overHttp("node", [await bundleForNode(dir)], `${dir}/audit.jsonl`, true);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -235,13 +286,18 @@ Deno.test({
 Deno.test("Deno serves the plain server module over HTTP and shuts down on SIGTERM", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await overHttp(Deno.execPath(), [
-      "run",
-      "--allow-net=127.0.0.1",
-      `--allow-write=${dir}`,
-      "--allow-env=PLAIN_GRACE_MS",
-      "tests/fixtures/plain_server.ts",
-    ], `${dir}/audit.jsonl`);
+    await overHttp(
+      Deno.execPath(),
+      [
+        "run",
+        "--allow-net=127.0.0.1",
+        `--allow-write=${dir}`,
+        "--allow-env=PLAIN_GRACE_MS,PLAIN_BODY_TIMEOUT_MS",
+        "tests/fixtures/plain_server.ts",
+      ],
+      `${dir}/audit.jsonl`,
+      false,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
