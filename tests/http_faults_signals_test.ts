@@ -230,3 +230,37 @@ Deno.test("examples/orders.ts --http: SIGTERM flushes the audit log and exits 14
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("SIGINT on serveHttp and on serveStdio exits 130 after flushing the audit log", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const transport of [["--http", "127.0.0.1:0"], []]) {
+      const audit = `${dir}/audit-${transport.length}.jsonl`;
+      const server = await serve(
+        Deno.execPath(),
+        denoArgs(dir, FIXTURE, ...transport, "--audit", audit),
+      );
+      try {
+        if (server.url === "stdio") {
+          await server.request(0, "initialize", {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "faults", version: "1.0.0" },
+          });
+          await server.request(1, "tools/call", { name: "echo", arguments: { text: "x" } });
+        } else {
+          const client = await connect(server.url);
+          await client.call(1, "tools/call", { name: "echo", arguments: { text: "x" } });
+        }
+        server.child.kill("SIGINT");
+        const status = await within(server.status, 10_000, "the server to exit after SIGINT");
+        assert.deepEqual([status.code, status.signal], [130, null], server.url);
+        assert.ok(auditedIds(await auditEntries(audit)).has(1), server.url);
+      } finally {
+        await server.cleanUp();
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
