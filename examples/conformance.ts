@@ -374,7 +374,7 @@ if (import.meta.main) {
       console.error(`warden-conformance: --port needs a port number, got ${values.port}`);
       Deno.exit(2);
     }
-    const listener = serveHttp(server, { port });
+    const listener = await serveHttp(server, { port });
     console.error(`warden-conformance: ready on ${listener.url}`);
   }
 }

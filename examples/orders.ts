@@ -238,7 +238,7 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
 }
 
 if (import.meta.main) {
-  const setup = await serverSetup(Deno.args, { name: "order-desk", version: "0.1.0" });
+  const setup = await serverSetup({ name: "order-desk", version: "0.1.0" });
   const { http, ...options } = setup;
   const server = createOrderDesk(options);
   const summary =
@@ -247,7 +247,7 @@ if (import.meta.main) {
     console.error(`order-desk: ready on stdio (${summary})`);
     await serveStdio(server);
   } else {
-    const listener = serveHttp(server, http);
+    const listener = await serveHttp(server, http);
     console.error(`order-desk: ready on ${listener.url} (${summary})`);
   }
 }

@@ -73,7 +73,7 @@ function desk() {
 
 Deno.test("the official SDK client initializes, calls, samples, reads, gets and terminates over Streamable HTTP", async () => {
   const { server, lines } = desk();
-  const listener = serveHttp(server, { port: 0 });
+  const listener = await serveHttp(server, { port: 0 });
   try {
     assert.match(listener.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client(

@@ -9,6 +9,7 @@
 import { createGuardrails, type GuardrailsDeps } from "../guardrails/guardrails.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { HttpOptions } from "../transports/http/options.ts";
+import { exitProcess, hostArgs } from "../runtime/host.ts";
 import { loadPolicyFile } from "./policy_file.ts";
 
 /** The flags a server was started with. */
@@ -17,6 +18,11 @@ export interface ServerFlags {
   policy?: string;
   /** `--audit FILE|-`: audit log to a JSONL file, or `-` for stderr (overrides the policy's). */
   audit?: string;
+  /**
+   * `--audit-durable`: each audit line is written and synced before its call
+   * is answered (needs a file audit log, from `--audit FILE` or the policy).
+   */
+  auditDurable?: boolean;
   /** `--principal NAME`: who the guardrails decide about (overrides the policy's). */
   principal?: string;
   /** `--http [HOST:]PORT`: serve Streamable HTTP instead of stdio. */
@@ -41,13 +47,14 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--http [HOST:]PORT]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT]`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
     "Options:",
     "  --policy FILE     guardrails (access, rate limits, redaction, audit) from a JSONC file",
     "  --audit FILE|-    append the audit log to FILE as JSON lines, or '-' for stderr",
+    "  --audit-durable   sync each audit line to disk before its call is answered",
     "  --principal NAME  the caller the access policy and rate limits decide about",
     "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
     "  --help            show this text",
@@ -84,6 +91,7 @@ export async function parseServerFlags(
       options: {
         policy: { type: "string" },
         audit: { type: "string" },
+        "audit-durable": { type: "boolean" },
         principal: { type: "string" },
         http: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -108,6 +116,7 @@ export async function parseServerFlags(
       flags[key] = value;
     }
   }
+  if (values["audit-durable"] === true) flags.auditDurable = true;
   if (flags.http !== undefined && parseListenAddress(flags.http) === undefined) {
     return {
       action: "error",
@@ -167,6 +176,13 @@ export async function setupFromFlags(
     config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
   }
   if (flags.principal !== undefined) config.principal = flags.principal;
+  if (flags.auditDurable === true) {
+    const target = config.audit;
+    if (typeof target !== "object" || target === null || !("file" in target)) {
+      throw new Error("--audit-durable needs a file audit log: --audit FILE or audit.file");
+    }
+    config.audit = { file: target.file, durable: true };
+  }
   const audit = config.audit;
   if (typeof audit === "object" && audit !== null && "file" in audit) {
     // The sink opens lazily; find out now, while refusing to start is still possible.
@@ -188,36 +204,66 @@ export async function setupFromFlags(
 /**
  * The one call a server script makes for the standard flags: `--help` and
  * `--version` print and exit 0; a bad flag or a bad policy file prints the
- * reason to stderr and exits 2, so the server never runs unguarded.
+ * reason to stderr and exits 2, so the server never runs unguarded. Without
+ * `args` it reads the host's own arguments (`Deno.args`, or
+ * `process.argv.slice(2)` on Node and Bun), so one script runs everywhere.
  *
  * @example
  * ```ts ignore
  * import { createServer, serverSetup } from "@warden/mcp";
- * const setup = await serverSetup(Deno.args, { name: "desk", version: "1.0.0" });
+ * const setup = await serverSetup({ name: "desk", version: "1.0.0" });
  * const server = createServer({ name: "desk", version: "1.0.0", ...setup });
  * ```
  */
-export async function serverSetup(
+export function serverSetup(identity: ServerIdentity): Promise<ServerSetup>;
+/**
+ * {@linkcode serverSetup} on the arguments given rather than the host's.
+ *
+ * @example
+ * ```ts ignore
+ * import { serverSetup } from "@warden/mcp";
+ * const setup = await serverSetup(["--audit", "-"], { name: "desk", version: "1.0.0" });
+ * ```
+ */
+export function serverSetup(
   args: readonly string[],
   identity: ServerIdentity,
+): Promise<ServerSetup>;
+export async function serverSetup(
+  first: readonly string[] | ServerIdentity,
+  second?: ServerIdentity,
 ): Promise<ServerSetup> {
-  const process = await import("node:process");
+  const identity = isIdentity(first) ? first : second;
+  if (identity === undefined) {
+    throw new TypeError("Cannot set up the server: expected its name and version");
+  }
+  const args = isIdentity(first) ? await hostArgs() : first;
   const parsed = await parseServerFlags(args, identity);
   switch (parsed.action) {
     case "help":
     case "version":
       // Not a protocol session yet, so stdout is free for the answer.
-      process.stdout.write(`${parsed.text}\n`);
-      return process.exit(0);
+      await writeOut("stdout", `${parsed.text}\n`);
+      return exitProcess(0);
     case "error":
-      process.stderr.write(`${identity.name}: ${parsed.message}\n\n${parsed.usage}\n`);
-      return process.exit(2);
+      await writeOut("stderr", `${identity.name}: ${parsed.message}\n\n${parsed.usage}\n`);
+      return exitProcess(2);
   }
   try {
     return await setupFromFlags(parsed.flags);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`${identity.name}: ${message}\n`);
-    return process.exit(2);
+    await writeOut("stderr", `${identity.name}: ${message}\n`);
+    return exitProcess(2);
   }
+}
+
+function isIdentity(value: readonly string[] | ServerIdentity): value is ServerIdentity {
+  return !Array.isArray(value);
+}
+
+/** Writes before an exit; node:process is loaded only on these paths. */
+async function writeOut(stream: "stdout" | "stderr", text: string): Promise<void> {
+  const process = (await import("node:process")).default;
+  await new Promise<void>((resolve) => process[stream].write(text, () => resolve()));
 }

@@ -110,8 +110,12 @@ export interface AuditStep {
  * ```
  */
 export interface AuditSink {
-  /** Accepts one entry; never throws. */
-  write(entry: AuditEntry): void;
+  /**
+   * Accepts one entry; never throws. A sink that stores entries durably may
+   * return a promise that settles once the entry is stored (it never
+   * rejects): the audit log waits for it before the call is answered.
+   */
+  write(entry: AuditEntry): void | Promise<void>;
   /** Resolves when everything written so far is delivered (or reported as failed). */
   flush(): Promise<void>;
   /** Flushes, then releases the sink. */

@@ -94,7 +94,11 @@ export function auditLog(options: AuditLogOptions): Guardrail {
     (options.onError ?? ((m: string) => console.error(m)))(`warden: audit sink failed: ${message}`);
   };
 
-  const record = (call: GuardedCall, outcome: CallOutcome | undefined, started: number): void => {
+  const record = (
+    call: GuardedCall,
+    outcome: CallOutcome | undefined,
+    started: number,
+  ): void | Promise<void> => {
     const { context } = call;
     let status: AuditOutcome = outcome === undefined
       ? "internal_error"
@@ -120,12 +124,15 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       request_id: context.requestId,
     }, now());
     state = step.state;
+    let accepted: void | Promise<void>;
     try {
-      sink.write(step.entry);
+      accepted = sink.write(step.entry);
     } catch (error) {
       // The call already ran: a broken sink must not turn its result into an error.
       reportSinkFailure(error);
+      return;
     }
+    if (accepted instanceof Promise) return accepted.catch(reportSinkFailure);
   };
 
   return {
@@ -138,7 +145,10 @@ export function auditLog(options: AuditLogOptions): Guardrail {
         outcome = await next(call);
         return outcome;
       } finally {
-        record(call, outcome, started);
+        // The outcome (and so the reply) waits until the sink has the entry:
+        // a durable sink resolves once it is written and synced.
+        const accepted = record(call, outcome, started);
+        if (accepted !== undefined) await accepted;
       }
     },
     flush: () => sink.flush(),

@@ -47,6 +47,16 @@ export interface FileAuditSinkOptions extends AuditSinkOptions {
    * @default {false}
    */
   sync?: boolean;
+  /**
+   * Whether each entry is appended and synced (`datasync`) before `write`
+   * resolves, so the audit log answers a call only once its line is on disk
+   * and an answered call keeps its line even if the process is killed
+   * (SIGKILL) or the machine loses power. Concurrent calls share one sync, so
+   * the cost per call falls under load. Implies `sync`.
+   *
+   * @default {false}
+   */
+  durable?: boolean;
 }
 
 const MAX_REPORTED_MESSAGES = 100;
@@ -147,7 +157,8 @@ export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink
  *
  * @param path The log file; created if missing, appended to if not.
  * @param options Durability and where failures are reported.
- * @returns The sink; `flush` resolves when every line written so far was appended (see `sync`).
+ * @returns The sink; `flush` resolves when every line written so far was
+ *   appended (see `sync`); with `durable`, so does each `write` for its own line.
  * @throws {TypeError} `path` is not a non-empty string.
  *
  * @example Usage
@@ -163,7 +174,8 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
     throw new TypeError("Invalid audit file path: expected a non-empty string");
   }
   const report = createReporter(options.onError ?? reportToStderr);
-  const sync = options.sync ?? false;
+  const durable = options.durable ?? false;
+  const sync = durable || (options.sync ?? false);
   const encoder = new TextEncoder();
   let queue: string[] = []; // lines without their line feed, oldest first
   let buffer: Uint8Array | undefined; // reused for every batch; only the writer loop uses it
@@ -226,9 +238,14 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
     draining = false;
   }
 
+  /** Resolves once the first `target` lines accepted are appended (or dropped after a failure). */
+  function settledUpTo(target: number): Promise<void> {
+    if (settled >= target) return Promise.resolve();
+    return new Promise((resolve) => waiters.push({ target, resolve }));
+  }
+
   function flush(): Promise<void> {
-    if (settled >= accepted) return Promise.resolve();
-    return new Promise((resolve) => waiters.push({ target: accepted, resolve }));
+    return settledUpTo(accepted);
   }
 
   async function shut(): Promise<void> {
@@ -249,6 +266,7 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
       accepted++;
       // drain() catches every failure itself, so its promise never rejects.
       if (!draining) void drain();
+      if (durable) return settledUpTo(accepted);
     },
     flush,
     close() {

@@ -17,11 +17,15 @@ import { compileRedactor, type RedactorOptions } from "./redact.ts";
 import { redaction } from "./redaction.ts";
 
 /** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
-export type AuditTarget = "stderr" | { file: string } | AuditSink | false;
+export type AuditTarget =
+  | "stderr"
+  | { file: string; durable?: boolean }
+  | AuditSink
+  | false;
 
 /**
  * Every guardrail setting. The JSONC policy file has exactly this shape
- * (with `audit` limited to "stderr", `{ "file": PATH }` or false, and
+ * (with `audit` limited to "stderr", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
  * redaction patterns given as strings).
  */
 export interface GuardrailsConfig {
@@ -60,9 +64,16 @@ function checkAudit(value: unknown): AuditTarget {
   if (value === "stderr" || value === false || isSink(value)) return value;
   if (isRecord(value)) {
     for (const key of Object.keys(value)) {
-      if (key !== "file") throw new TypeError(`unknown key ${JSON.stringify(key)} at audit`);
+      if (key !== "file" && key !== "durable") {
+        throw new TypeError(`unknown key ${JSON.stringify(key)} at audit`);
+      }
     }
-    if (typeof value.file === "string" && value.file.length > 0) return { file: value.file };
+    if (value.durable !== undefined && typeof value.durable !== "boolean") {
+      throw new TypeError("audit.durable must be true or false");
+    }
+    if (typeof value.file === "string" && value.file.length > 0) {
+      return value.durable === true ? { file: value.file, durable: true } : { file: value.file };
+    }
     throw new TypeError("audit.file must be a non-empty string");
   }
   throw new TypeError('audit must be "stderr", false or { "file": PATH }');
@@ -234,7 +245,7 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
       ? stderrAuditSink()
       : isSink(audit)
       ? audit
-      : fileAuditSink(audit.file);
+      : fileAuditSink(audit.file, { durable: audit.durable === true });
     const options: Parameters<typeof auditLog>[0] = { sink };
     if (redactor !== undefined) options.redactor = redactor;
     if (deps.now !== undefined) options.now = deps.now;

@@ -183,6 +183,7 @@ export function createServer<
   };
 
   return {
+    shutdownGraceMs: resolved.shutdownGraceMs,
     // Method parameters are bivariant, so a typed definition is a plain one.
     tool: (definition) => registry.tools.add(definition as never),
     resource: (definition) => registry.resources.add(definition),

@@ -1,11 +1,15 @@
 /**
- * Serving a server on the process's stdin and stdout, with the shutdown a
- * client expects: EOF, SIGINT and SIGTERM all end the session and flush the
- * guardrails (the audit log) before the process exits.
+ * Serving a server on the process's stdin and stdout, on Deno, Node or Bun,
+ * with the shutdown a client expects: EOF, SIGINT and SIGTERM all end the
+ * session the same way (no new requests are read, in-flight ones get the
+ * server's `shutdownGraceMs`, the audit log is flushed) before it returns or
+ * the process exits.
  *
  * @module
  */
 
+import { hostStdin, hostStdout } from "../runtime/host.ts";
+import { onShutdownSignal } from "../runtime/signals.ts";
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
 import type { Server } from "./types.ts";
 
@@ -14,18 +18,57 @@ export interface ServeStdioOptions extends StdioTransportOptions {
   /** The session's principal; overrides the server's. */
   principal?: string;
   /**
-   * Whether SIGINT and SIGTERM close the server (flushing the audit log) and
-   * exit with 130 or 143.
+   * Whether SIGINT and SIGTERM end the session like EOF does (in-flight calls
+   * finish within the server's grace period, the audit log is flushed) and
+   * then exit the process with 130 or 143. A second signal exits at once.
    * @default {true}
    */
   handleSignals?: boolean;
 }
 
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+/**
+ * `source` until `stop` aborts, then a clean end, as if the client had
+ * closed stdin: the session stops reading but finishes what it started.
+ */
+function endOnAbort(
+  source: ReadableStream<Uint8Array>,
+  stop: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let ended = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop.addEventListener("abort", () => {
+        if (ended) return;
+        ended = true;
+        controller.close();
+        reader.cancel().catch(() => {});
+      }, { once: true });
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (ended) return;
+      if (done) {
+        ended = true;
+        controller.close();
+      } else {
+        controller.enqueue(value);
+      }
+    },
+    cancel(reason) {
+      ended = true;
+      return reader.cancel(reason);
+    },
+  });
+}
 
 /**
- * Serves `server` on stdio until the client closes stdin or a signal
- * arrives, then closes the server so every audit entry is written.
+ * Serves `server` on the host's stdio until the client closes stdin or a
+ * signal arrives, then closes the server so every audit entry is written.
+ *
+ * @param server The server to serve.
+ * @param options The transport's options, the principal, and signal handling.
+ * @returns Resolves when the session has ended and the server is closed.
  *
  * @example
  * ```ts ignore
@@ -36,26 +79,27 @@ const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
  */
 export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
   const { principal, handleSignals = true, ...transportOptions } = options;
-  const transport = new StdioTransport(transportOptions);
-  const removers: (() => void)[] = [];
-  if (handleSignals) {
-    const process = (await import("node:process")).default;
-    for (const [signal, code] of Object.entries(SIGNAL_EXIT_CODES)) {
-      const onSignal = () => {
-        server.close().finally(() => process.exit(code));
-      };
-      try {
-        process.once(signal, onSignal);
-        removers.push(() => process.off(signal, onSignal));
-      } catch {
-        // A platform without this signal (SIGTERM on Windows) simply doesn't get the hook.
-      }
-    }
-  }
+  const input = options.input ?? await hostStdin();
+  const output = options.output ?? await hostStdout();
+  const stop = new AbortController();
+  let session: Promise<void> | undefined;
+  const removeSignals = handleSignals
+    ? await onShutdownSignal(async () => {
+      stop.abort();
+      await session?.catch(() => {});
+      await server.close();
+    })
+    : () => {};
   try {
-    await server.connect(transport, principal === undefined ? {} : { principal });
+    const transport = new StdioTransport({
+      ...transportOptions,
+      ...(output === undefined ? {} : { output }),
+      input: handleSignals ? endOnAbort(input, stop.signal) : input,
+    });
+    session = server.connect(transport, principal === undefined ? {} : { principal });
+    await session;
   } finally {
-    for (const remove of removers) remove();
+    removeSignals();
     await server.close();
   }
 }

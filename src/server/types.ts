@@ -198,4 +198,6 @@ export interface Server {
   connect(transport: Transport, options?: ConnectOptions): Promise<void>;
   /** Aborts in-flight handlers, ends every session, and flushes guardrails (the audit log). */
   close(): Promise<void>;
+  /** How long in-flight calls may finish once a session or listener shuts down (`shutdownGraceMs`). */
+  readonly shutdownGraceMs: number;
 }

@@ -60,8 +60,9 @@ export function parseBenchJson(text: string): MicroResult[] {
 }
 
 /**
- * Runs `deno bench --json` on the micro-benchmark files (with the one
- * permission they need: the audit log's /dev/null) and returns the results.
+ * Runs `deno bench --json` on the micro-benchmark files (with the permissions
+ * they need: the audit log's /dev/null, and .bench-results/ for the durable
+ * file sink, which needs a real disk) and returns the results.
  * Rejects if any benchmark fails, with deno's own output.
  */
 export async function runMicroBenchmarks(root: string): Promise<MicroResult[]> {
@@ -71,10 +72,12 @@ export async function runMicroBenchmarks(root: string): Promise<MicroResult[]> {
       "--lock=tests/deno.lock",
       "--json",
       "--no-prompt",
-      "--allow-write=/dev/null",
+      "--allow-write=/dev/null,.bench-results",
+      "--allow-env=WARDEN_BENCH_DIR",
       "tests/bench/",
     ],
     cwd: root,
+    env: { WARDEN_BENCH_DIR: ".bench-results" },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -13,7 +13,15 @@ import { HttpSession } from "./http_session.ts";
 import type { HttpHost, HttpOptions, HttpProtocolSession } from "./options.ts";
 import { isRecord, type JsonRpcResponse } from "../../jsonrpc/messages.ts";
 import { checkModernHeaders, isModernPost, statusOfModernError } from "./modern_headers.ts";
-import { accepts, readBody, requestIdsOf, rpcError } from "./requests.ts";
+import {
+  accepts,
+  bodyLimitsOf,
+  readBody,
+  requestHost,
+  requestIdsOf,
+  requestPath,
+  rpcError,
+} from "./requests.ts";
 import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
 const SSE_HEADERS = {
@@ -40,7 +48,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
   options: HttpOptions = {},
 ): { fetch: (request: Request) => Promise<Response>; close: (reason: unknown) => void } {
   const path = options.path;
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyLimits = bodyLimitsOf(options);
   const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const now = options.now ?? Date.now;
@@ -108,13 +116,12 @@ export function createHttpHandler<S extends HttpProtocolSession>(
   };
 
   async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (path !== undefined && url.pathname !== path) {
+    if (path !== undefined && requestPath(request.url) !== path) {
       return new Response("Not found", { status: 404 });
     }
     if (
       options.allowedHosts !== false &&
-      !isAllowedHost(request.headers.get("host") ?? url.host, options.allowedHosts || undefined)
+      !isAllowedHost(requestHost(request), options.allowedHosts || undefined)
     ) {
       return rpcError(403, ErrorCode.InvalidRequest, "Forbidden: host not allowed");
     }
@@ -230,14 +237,8 @@ export function createHttpHandler<S extends HttpProtocolSession>(
         "Not acceptable: accept application/json and text/event-stream",
       );
     }
-    const text = await readBody(request, maxBodyBytes);
-    if (text === "too-large") {
-      return rpcError(
-        413,
-        ErrorCode.InvalidRequest,
-        `Payload too large: the limit is ${maxBodyBytes} bytes`,
-      );
-    }
+    const text = await readBody(request, bodyLimits);
+    if (text instanceof Response) return text;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -402,7 +403,8 @@ export function createHttpHandler<S extends HttpProtocolSession>(
       try {
         response = await handle(request);
       } catch (error) {
-        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        // One short line per failure: a request that trips it must not flood stderr.
+        const detail = error instanceof Error ? error.message : String(error);
         host.log(`warden: the HTTP endpoint failed: ${detail}`);
         response = rpcError(500, ErrorCode.InternalError, "Internal error");
       }

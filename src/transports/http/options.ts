@@ -39,6 +39,13 @@ export interface HttpOptions {
    */
   maxBodyBytes?: number;
   /**
+   * The longest a POST body may take to arrive, in ms; a body that stalls
+   * past it is answered 408 and its connection closed, so slow clients cannot
+   * pin connections.
+   * @default {30000}
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Authenticates each request. Return the principal (the guardrails decide
    * about it), `undefined` for an anonymous caller, or `null` to refuse with
    * 401 and a `WWW-Authenticate` header.
