@@ -22,7 +22,21 @@ export type JsoncNode = JsoncParser.Node;
 /** One syntax error the JSONC parser reports. */
 export type JsoncParseError = JsoncParser.ParseError;
 
+/**
+ * Imports an npm package: by its `npm:` specifier on Deno (and in a bundle
+ * Deno made, which inlines it), by its bare name on Bun, which resolves
+ * bare names from the project's node_modules but cannot load `npm:`.
+ */
+function load<T>(onDeno: () => Promise<T>, bare: string): Promise<T> {
+  // Bun's import.meta.require takes a bare name without Deno treating it as an import.
+  const bunRequire = (import.meta as { require?: (id: string) => unknown }).require;
+  if ("Bun" in globalThis && typeof bunRequire === "function") {
+    return Promise.resolve().then(() => bunRequire(bare) as T);
+  }
+  return onDeno();
+}
+
 /** Loads `jsonc-parser` (the policy file's parser). */
 export function loadJsoncParser(): Promise<JsoncParserModule> {
-  return import("npm:jsonc-parser@^3.3.1");
+  return load(() => import("npm:jsonc-parser@^3.3.1"), "jsonc-parser");
 }
