@@ -6,11 +6,10 @@
  * @module
  */
 
-import { createGuardrails, type GuardrailsDeps } from "../guardrails/guardrails.ts";
+import type { GuardrailsConfig, GuardrailsDeps } from "../guardrails/guardrails.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { HttpOptions } from "../transports/http/options.ts";
 import { exitProcess, hostArgs } from "../runtime/host.ts";
-import { loadPolicyFile } from "./policy_file.ts";
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -171,7 +170,10 @@ export async function setupFromFlags(
   flags: ServerFlags,
   deps: GuardrailsDeps = {},
 ): Promise<ServerSetup> {
-  const config = flags.policy === undefined ? {} : await loadPolicyFile(flags.policy);
+  // The guardrails and the policy parser load only when a flag asks for them (cold start).
+  const config: GuardrailsConfig = flags.policy === undefined
+    ? {}
+    : await (await import("./policy_file.ts")).loadPolicyFile(flags.policy);
   if (flags.audit !== undefined) {
     config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
   }
@@ -194,7 +196,11 @@ export async function setupFromFlags(
       throw new Error(`Cannot open audit file ${audit.file}: ${reason}`);
     }
   }
-  const setup: ServerSetup = { guardrails: createGuardrails(config, deps) };
+  const setup: ServerSetup = {
+    guardrails: Object.keys(config).length === 0
+      ? []
+      : (await import("../guardrails/guardrails.ts")).createGuardrails(config, deps),
+  };
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
   if (http !== undefined) setup.http = http;
