@@ -6,18 +6,15 @@
  */
 
 import assert from "node:assert/strict";
+import { createServer, type Server } from "../mod.ts";
 import {
   type AuditEntry,
   auditLog,
   type AuditSink,
   createGuardrails,
-  createServer,
   fileAuditSink,
-  parsePolicy,
-  parseServerFlags,
-  type Server,
-  setupFromFlags,
-} from "../mod.ts";
+} from "../guardrails.ts";
+import { parsePolicy, parseServerFlags, setupFromFlags } from "../cli.ts";
 import { echoFixtures, initialize, request } from "./helpers.ts";
 
 async function ready(server: Server): Promise<Server> {

@@ -9,13 +9,13 @@ import assert from "node:assert/strict";
 import {
   ClientRequestError,
   type ClientSession,
-  createGuardrails,
   defineTool,
   type ElicitSchema,
   MissingCapabilityError,
   RpcError,
   type SamplingRequest,
 } from "../mod.ts";
+import { createGuardrails } from "../guardrails.ts";
 import { captureLog, isRecord, request, resultOf } from "./helpers.ts";
 import { connectPeer, EMPTY, testServer, textOf } from "./peer.ts";
 

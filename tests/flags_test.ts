@@ -5,14 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type FlagsResult,
-  MemoryTransport,
-  parseServerFlags,
-  type ServerSetup,
-  setupFromFlags,
-  usage,
-} from "../mod.ts";
+import { type ServerSetup } from "../mod.ts";
+import { MemoryTransport } from "../testing.ts";
+import { type FlagsResult, parseServerFlags, setupFromFlags, usage } from "../cli.ts";
 import { createOrderDesk } from "../examples/orders.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
 

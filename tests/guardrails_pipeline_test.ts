@@ -8,23 +8,24 @@
 
 import assert from "node:assert/strict";
 import {
+  createServer,
+  defineTool,
+  ErrorCode,
+  type Guardrail,
+  type GuardrailsConfig,
+  RpcError,
+  type Server,
+  type ServerOptions,
+} from "../mod.ts";
+import {
   type AuditEntry,
   type AuditSink,
   type AuditTarget,
   callbackAuditSink,
   createGuardrails,
-  createMemoryPair,
-  createServer,
-  defineTool,
-  ErrorCode,
   type GuardedCall,
-  type Guardrail,
-  type GuardrailsConfig,
-  MemoryTransport,
-  RpcError,
-  type Server,
-  type ServerOptions,
-} from "../mod.ts";
+} from "../guardrails.ts";
+import { createMemoryPair, MemoryTransport } from "../testing.ts";
 import { captureLog, errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
 
 /** The order desk's own API key format, masked by a custom rule: "ODK-" and 24+ letters or digits. */

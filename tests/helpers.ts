@@ -4,13 +4,13 @@
  */
 
 import {
-  type CallContext,
   createServer,
   defineTool,
   type RequestContext,
   type Server,
   type ServerOptions,
 } from "../mod.ts";
+import { type CallContext } from "../guardrails.ts";
 
 /** A request message. */
 export function request(id: number | string, method: string, params?: Record<string, unknown>) {

@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { defineTool, type EventStore, MemoryEventStore, type ReplayedEvents } from "../mod.ts";
+import { defineTool } from "../mod.ts";
+import { type EventStore, MemoryEventStore, type ReplayedEvents } from "../http.ts";
 import { request, resultOf } from "./helpers.ts";
 import {
   gate,

@@ -5,13 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type AuditEntry,
-  callbackAuditSink,
-  createGuardrails,
-  defineTool,
-  ErrorCode,
-} from "../mod.ts";
+import { defineTool, ErrorCode } from "../mod.ts";
+import { type AuditEntry, callbackAuditSink, createGuardrails } from "../guardrails.ts";
 import { request, resultOf } from "./helpers.ts";
 import { httpServer, jsonOf, openSession, post, rpcErrorCode, send } from "./http_helpers.ts";
 

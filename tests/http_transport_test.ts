@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { ErrorCode, LEGACY_PROTOCOL_VERSIONS } from "../mod.ts";
+import { ErrorCode } from "../mod.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
 import { notification, request, resultOf } from "./helpers.ts";
 import {
   ENDPOINT,

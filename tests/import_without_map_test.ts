@@ -11,8 +11,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 
 const MOD = new URL("../mod.ts", import.meta.url).href;
+const GUARDRAILS = new URL("../guardrails.ts", import.meta.url).href;
+const CLI = new URL("../cli.ts", import.meta.url).href;
 
-const MAIN = `import { createGuardrails, createServer, defineTool, loadPolicyFile } from "${MOD}";
+const MAIN = `import { createServer, defineTool } from "${MOD}";
+import { createGuardrails } from "${GUARDRAILS}";
+import { loadPolicyFile } from "${CLI}";
 
 const config = await loadPolicyFile(Deno.args[0] ?? "policy.jsonc");
 const server = createServer({

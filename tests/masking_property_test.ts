@@ -8,18 +8,15 @@
  */
 
 import assert from "node:assert/strict";
+import { createServer, defineTool, type Guardrail } from "../mod.ts";
 import {
   auditLog,
   callbackAuditSink,
   compileRedactor,
   createGuardrails,
-  createServer,
-  defineTool,
-  type Guardrail,
-  parsePolicy,
   redaction,
-  setupFromFlags,
-} from "../mod.ts";
+} from "../guardrails.ts";
+import { parsePolicy, setupFromFlags } from "../cli.ts";
 import { connectPeer, type Message } from "./peer.ts";
 
 const SECRET = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";

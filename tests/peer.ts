@@ -3,7 +3,8 @@
  * live session, with the small server and reply reader those tests share.
  */
 
-import { createMemoryPair, createServer, type Server, type ServerOptions } from "../mod.ts";
+import { createServer, type Server, type ServerOptions } from "../mod.ts";
+import { createMemoryPair } from "../testing.ts";
 import { captureLog, isRecord, request, resultOf } from "./helpers.ts";
 
 export type Message = Record<string, unknown>;

@@ -5,17 +5,10 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type AuditEntry,
-  callbackAuditSink,
-  createGuardrails,
-  createServer,
-  defineTool,
-  ErrorCode,
-  loadPolicyFile,
-  MemoryTransport,
-  parsePolicy,
-} from "../mod.ts";
+import { createServer, defineTool, ErrorCode } from "../mod.ts";
+import { type AuditEntry, callbackAuditSink, createGuardrails } from "../guardrails.ts";
+import { MemoryTransport } from "../testing.ts";
+import { loadPolicyFile, parsePolicy } from "../cli.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
 
 type ErrorClass = typeof SyntaxError | typeof TypeError | typeof RangeError;

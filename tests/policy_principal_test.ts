@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createGuardrails, createServer, defineTool } from "../mod.ts";
+import { createServer, defineTool } from "../mod.ts";
+import { createGuardrails } from "../guardrails.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
 
 const tools = [
@@ -59,7 +60,7 @@ Deno.test("connect({ principal }) still overrides the policy's principal for its
     tools,
     guardrails: createGuardrails(policy),
   });
-  const { MemoryTransport } = await import("../mod.ts");
+  const { MemoryTransport } = await import("../testing.ts");
   const transport = new MemoryTransport([
     request(1, "tools/call", { name: "get_order", arguments: {} }),
   ]);

@@ -8,9 +8,6 @@
 
 import assert from "node:assert/strict";
 import {
-  auditLog,
-  callbackAuditSink,
-  createMemoryPair,
   createServer,
   defineTool,
   ErrorCode,
@@ -18,6 +15,8 @@ import {
   type Server,
   type Transport,
 } from "../mod.ts";
+import { auditLog, callbackAuditSink } from "../guardrails.ts";
+import { createMemoryPair } from "../testing.ts";
 import type { AuditEntry } from "../src/guardrails/audit.ts";
 import { checkElicitSchema } from "../src/core/elicitation_forms.ts";
 import { errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";

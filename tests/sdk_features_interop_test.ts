@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createMemoryPair, createServer, defineTool, type Server, type Transport } from "../mod.ts";
+import { createServer, defineTool, type Server, type Transport } from "../mod.ts";
+import { createMemoryPair } from "../testing.ts";
 import { createOrderDesk } from "../examples/orders.ts";
 import { isRecord, within } from "./helpers.ts";
 import {

@@ -7,15 +7,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  createGuardrails,
-  defineTool,
-  ErrorCode,
-  type Guardrail,
-  LOGGING_LEVELS,
-  type Server,
-  type ServerOptions,
-} from "../mod.ts";
+import { defineTool, ErrorCode, type Guardrail, type Server, type ServerOptions } from "../mod.ts";
+import { createGuardrails } from "../guardrails.ts";
+import { LOGGING_LEVELS } from "../protocol.ts";
 import { errorOf, isRecord, resultOf } from "./helpers.ts";
 import { connectPeer, EMPTY, type Message, type Peer, testServer, textOf } from "./peer.ts";
 

@@ -13,8 +13,8 @@ import {
   type ServerSetup,
   serverSetup,
   serveStdio,
-  setupFromFlags,
 } from "../mod.ts";
+import { setupFromFlags } from "../cli.ts";
 
 type Assert<T extends true> = T;
 type Extends<A, B> = [A] extends [B] ? true : false;

@@ -67,7 +67,7 @@ export function usage(identity: ServerIdentity): string {
  *
  * @example
  * ```ts
- * import { parseServerFlags } from "@warden/mcp";
+ * import { parseServerFlags } from "@warden/mcp/cli";
  * const result = await parseServerFlags(["--policy", "policy.jsonc"], {
  *   name: "desk",
  *   version: "1.0.0",
@@ -162,7 +162,7 @@ export interface ServerSetup {
  *
  * @example
  * ```ts ignore
- * import { setupFromFlags } from "@warden/mcp";
+ * import { setupFromFlags } from "@warden/mcp/cli";
  * const setup = await setupFromFlags({ policy: "policy.jsonc", audit: "-" });
  * ```
  */

@@ -90,7 +90,7 @@ function valueOf(node: Node, text: string, source: string): unknown {
  *
  * @example
  * ```ts
- * import { parsePolicy } from "@warden/mcp";
+ * import { parsePolicy } from "@warden/mcp/cli";
  * const config = await parsePolicy('{ "access": { "tools": { "deny": ["rm_*"] } } }', "inline");
  * ```
  */
@@ -123,7 +123,7 @@ export async function parsePolicy(text: string, source: string): Promise<Guardra
  *
  * @example
  * ```ts ignore
- * import { loadPolicyFile } from "@warden/mcp";
+ * import { loadPolicyFile } from "@warden/mcp/cli";
  * const config = await loadPolicyFile("policy.jsonc");
  * ```
  */

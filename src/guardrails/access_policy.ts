@@ -17,7 +17,7 @@ import type { CallKind, GuardedCall, Guardrail } from "./pipeline.ts";
  *
  * @example Usage
  * ```ts
- * import type { ItemKind } from "@warden/mcp";
+ * import type { ItemKind } from "@warden/mcp/guardrails";
  * const kinds: readonly ItemKind[] = ["tool", "resource", "prompt"];
  * ```
  */
@@ -132,7 +132,7 @@ const compiledPolicies = new WeakMap<AccessPolicy, Compiled>();
  *
  * @example Usage
  * ```ts
- * import { compileAccessPolicy } from "@warden/mcp";
+ * import { compileAccessPolicy } from "@warden/mcp/guardrails";
  * const policy = compileAccessPolicy({
  *   tools: { deny: ["delete_*"] },
  *   principals: { admin: { tools: { allow: ["*"] } } },
@@ -182,7 +182,7 @@ export function compileAccessPolicy(options: AccessPolicyOptions): AccessPolicy 
  *
  * @example Usage
  * ```ts
- * import { compileAccessPolicy, decideAccess } from "@warden/mcp";
+ * import { compileAccessPolicy, decideAccess } from "@warden/mcp/guardrails";
  * const policy = compileAccessPolicy({ tools: { deny: ["delete_*"] } });
  * console.assert(decideAccess(policy, "alice", "tool", "get_order").allowed);
  * console.assert(!decideAccess(policy, "alice", "tool", "delete_order").allowed);
@@ -261,7 +261,8 @@ export interface AccessPolicyDeps {
  *
  * @example Read-only tools for everyone, every tool for admins
  * ```ts
- * import { accessPolicy, createServer } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { accessPolicy } from "@warden/mcp/guardrails";
  * const server = createServer({
  *   name: "orders",
  *   version: "1.0.0",

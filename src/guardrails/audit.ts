@@ -17,7 +17,7 @@
  *
  * @example Counting refusals
  * ```ts
- * import type { AuditOutcome } from "@warden/mcp";
+ * import type { AuditOutcome } from "@warden/mcp/guardrails";
  * const refused: AuditOutcome[] = ["denied", "rate_limited", "invalid"];
  * ```
  */
@@ -38,7 +38,7 @@ export type AuditOutcome =
  *
  * @example An entry as a sink receives it
  * ```ts
- * import type { AuditEntry } from "@warden/mcp";
+ * import type { AuditEntry } from "@warden/mcp/guardrails";
  * const entry: AuditEntry = {
  *   seq: 1, time: "2025-06-18T09:30:00.000Z", principal: "alice",
  *   client: { name: "inspector", version: "0.9.0" }, method: "tools/call",
@@ -100,7 +100,7 @@ export interface AuditStep {
  *
  * @example A sink that keeps entries in memory
  * ```ts
- * import type { AuditEntry, AuditSink } from "@warden/mcp";
+ * import type { AuditEntry, AuditSink } from "@warden/mcp/guardrails";
  * const entries: AuditEntry[] = [];
  * const memory: AuditSink = {
  *   write: (entry) => void entries.push(entry),
@@ -137,7 +137,7 @@ export interface AuditSink {
  *
  * @example Usage
  * ```ts
- * import { nextAuditEntry } from "@warden/mcp";
+ * import { nextAuditEntry } from "@warden/mcp/guardrails";
  * const { entry, state } = nextAuditEntry({ seq: 0 }, {
  *   principal: null, client: null, method: "tools/call", name: "get_order",
  *   arguments: { id: "ORD-1" }, outcome: "ok", error_code: null,

@@ -61,7 +61,8 @@ const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
  *
  * @example Auditing to stderr
  * ```ts
- * import { auditLog, createServer, stderrAuditSink } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { auditLog, stderrAuditSink } from "@warden/mcp/guardrails";
  * const server = createServer({
  *   name: "desk",
  *   version: "1.0.0",

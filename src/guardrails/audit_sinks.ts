@@ -119,7 +119,7 @@ function toJson(entry: AuditEntry, report: (error: unknown) => void): string {
  *
  * @example Usage
  * ```ts
- * import { stderrAuditSink } from "@warden/mcp";
+ * import { stderrAuditSink } from "@warden/mcp/guardrails";
  * const sink = stderrAuditSink();
  * await sink.close();
  * ```
@@ -163,7 +163,7 @@ export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink
  *
  * @example Usage
  * ```ts
- * import { fileAuditSink } from "@warden/mcp";
+ * import { fileAuditSink } from "@warden/mcp/guardrails";
  * const dir = await Deno.makeTempDir();
  * const sink = fileAuditSink(`${dir}/audit.jsonl`, { sync: true });
  * await sink.close();
@@ -291,7 +291,7 @@ const MAX_BUFFER_BYTES = 1024 * 1024;
  *
  * @example Usage
  * ```ts
- * import { type AuditEntry, callbackAuditSink } from "@warden/mcp";
+ * import { type AuditEntry, callbackAuditSink } from "@warden/mcp/guardrails";
  * const entries: AuditEntry[] = [];
  * const sink = callbackAuditSink((entry) => void entries.push(entry));
  * ```

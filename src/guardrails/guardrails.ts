@@ -86,7 +86,7 @@ function checkAudit(value: unknown): AuditTarget {
  *
  * @example
  * ```ts
- * import { checkGuardrailsConfig } from "@warden/mcp";
+ * import { checkGuardrailsConfig } from "@warden/mcp/guardrails";
  * const config = checkGuardrailsConfig({ access: { tools: { deny: ["cancel_*"] } } });
  * ```
  */
@@ -201,7 +201,8 @@ function prefixed<T>(section: string, check: () => T): T {
  *
  * @example The order desk's policy in code
  * ```ts
- * import { createGuardrails, createServer } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { createGuardrails } from "@warden/mcp/guardrails";
  * const server = createServer({
  *   name: "desk",
  *   version: "1.0.0",

@@ -143,7 +143,7 @@ const compiledLimits = new WeakMap<RateLimits, readonly CompiledRule[]>();
  *
  * @example Usage
  * ```ts
- * import { compileRateLimits } from "@warden/mcp";
+ * import { compileRateLimits } from "@warden/mcp/guardrails";
  * const limits = compileRateLimits({
  *   rules: [{ scope: "tool+principal", capacity: 10, refillPerSecond: 1 }],
  * });
@@ -176,7 +176,7 @@ export function compileRateLimits(options: RateLimiterOptions): RateLimits {
  *
  * @example Usage
  * ```ts
- * import { bucketKeys, compileRateLimits } from "@warden/mcp";
+ * import { bucketKeys, compileRateLimits } from "@warden/mcp/guardrails";
  * const limits = compileRateLimits({ rules: [{ scope: "global", capacity: 5, refillPerSecond: 1 }] });
  * const keys = bucketKeys(limits, { kind: "tool", name: "get_order", principal: "alice" });
  * console.assert(keys.length === 1);
@@ -211,7 +211,7 @@ export function bucketKeys(limits: RateLimits, call: RateLimitCall): readonly st
  *
  * @example Usage
  * ```ts
- * import { compileRateLimits, decideRateLimit } from "@warden/mcp";
+ * import { compileRateLimits, decideRateLimit } from "@warden/mcp/guardrails";
  * const limits = compileRateLimits({ rules: [{ scope: "tool", capacity: 1, refillPerSecond: 1 }] });
  * const call = { kind: "tool", name: "get_order", principal: undefined } as const;
  * const first = decideRateLimit(limits, call, new Map(), 0);
@@ -266,7 +266,7 @@ export interface RateLimiterDeps {
  *
  * @example Usage
  * ```ts
- * import { createRateLimiter } from "@warden/mcp";
+ * import { createRateLimiter } from "@warden/mcp/guardrails";
  * const limit = createRateLimiter(
  *   { rules: [{ scope: "principal", capacity: 2, refillPerSecond: 1 }] },
  *   { now: () => 0 },
@@ -366,7 +366,8 @@ function charge(
  *
  * @example Ten calls a minute per caller and tool, with bursts of five
  * ```ts
- * import { createServer, rateLimit } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { rateLimit } from "@warden/mcp/guardrails";
  * const server = createServer({
  *   name: "orders",
  *   version: "1.0.0",

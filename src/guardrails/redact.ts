@@ -74,7 +74,7 @@ export interface RedactorOptions {
  *
  * @example Inspecting a redactor
  * ```ts
- * import { compileRedactor } from "@warden/mcp";
+ * import { compileRedactor } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor({ presets: ["jwt"], mask: "***" });
  * console.assert(redactor.mask === "***");
  * ```
@@ -153,7 +153,7 @@ function collectKeys(options: RedactorOptions): string[] {
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactText } from "@warden/mcp";
+ * import { compileRedactor, redactText } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor({ patterns: [String.raw`ORD-\d{6}`], keys: ["pin"] });
  * console.assert(redactText(redactor, "order ORD-123456") === "order [REDACTED]");
  * ```
@@ -260,7 +260,7 @@ function maskText(compiled: Compiled, mask: string, text: string): string {
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactText } from "@warden/mcp";
+ * import { compileRedactor, redactText } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor();
  * const line = redactText(redactor, "Authorization: Bearer a1b2c3d4e5f6g7h8");
  * console.assert(line === "Authorization: Bearer [REDACTED]");
@@ -389,7 +389,7 @@ function walkObject(state: Walk, object: Record<string, unknown>, depth: number)
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactValue } from "@warden/mcp";
+ * import { compileRedactor, redactValue } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor();
  * const masked = redactValue(redactor, { user: "ada", apiKey: "k-1234", tokens_used: 42 });
  * console.assert(JSON.stringify(masked) === '{"user":"ada","apiKey":"[REDACTED]","tokens_used":42}');
@@ -438,7 +438,7 @@ function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactContent } from "@warden/mcp";
+ * import { compileRedactor, redactContent } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor();
  * const blocks = [
  *   { type: "text", text: "key: ghp_0123456789abcdefghijABCDEFGHIJ012345" },

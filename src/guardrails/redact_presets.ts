@@ -39,7 +39,7 @@
  *
  * @example Choosing presets
  * ```ts
- * import { compileRedactor, type RedactPreset } from "@warden/mcp";
+ * import { compileRedactor, type RedactPreset } from "@warden/mcp/guardrails";
  * const presets: RedactPreset[] = ["github", "jwt"];
  * const redactor = compileRedactor({ presets });
  * ```
@@ -61,7 +61,7 @@ export type RedactPreset =
  *
  * @example Every preset except one
  * ```ts
- * import { compileRedactor, REDACT_PRESETS } from "@warden/mcp";
+ * import { compileRedactor, REDACT_PRESETS } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor({
  *   presets: REDACT_PRESETS.filter((preset) => preset !== "url"),
  * });
@@ -89,7 +89,7 @@ export const REDACT_PRESETS: readonly RedactPreset[] = Object.freeze([
  *
  * @example Extending the list
  * ```ts
- * import { compileRedactor, DEFAULT_REDACT_KEYS } from "@warden/mcp";
+ * import { compileRedactor, DEFAULT_REDACT_KEYS } from "@warden/mcp/guardrails";
  * const redactor = compileRedactor({ keys: [...DEFAULT_REDACT_KEYS, "pin"], defaultKeys: false });
  * ```
  */

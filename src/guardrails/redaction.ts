@@ -149,7 +149,8 @@ export interface RedactionGuardrail extends Guardrail {
  *
  * @example Masking the order desk's own API keys on top of the presets
  * ```ts
- * import { createServer, redaction } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { redaction } from "@warden/mcp/guardrails";
  * const server = createServer({
  *   name: "desk",
  *   version: "1.0.0",

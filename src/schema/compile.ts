@@ -19,7 +19,7 @@ import { SCHEMA_MESSAGE } from "./_messages.ts";
  *
  * @example Usage
  * ```ts
- * import type { SchemaViolation } from "@warden/mcp";
+ * import type { SchemaViolation } from "@warden/mcp/schema";
  * const violation: SchemaViolation = {
  *   path: "$.items[2].name",
  *   keyword: "minLength",
@@ -46,7 +46,7 @@ export interface SchemaViolation {
  *
  * @example Usage
  * ```ts
- * import { compileSchema, type Validator } from "@warden/mcp";
+ * import { compileSchema, type Validator } from "@warden/mcp/schema";
  * const validate: Validator = compileSchema({ type: "string" });
  * console.assert(validate("ok").length === 0);
  * ```
@@ -110,7 +110,7 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  *
  * @example Validating tool arguments
  * ```ts
- * import { compileSchema } from "@warden/mcp";
+ * import { compileSchema } from "@warden/mcp/schema";
  * import { deepEqual } from "node:assert/strict";
  *
  * const validate = compileSchema({
@@ -128,7 +128,7 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  *
  * @example Refusing a misspelt keyword
  * ```ts
- * import { compileSchema } from "@warden/mcp";
+ * import { compileSchema } from "@warden/mcp/schema";
  * import { throws } from "node:assert/strict";
  *
  * throws(

@@ -21,7 +21,7 @@ export type JsonTypeName =
  *
  * @example Usage
  * ```ts
- * import type { JsonValue } from "@warden/mcp";
+ * import type { JsonValue } from "@warden/mcp/schema";
  * const value: JsonValue = { tags: ["a", "b"], count: 2, note: null };
  * ```
  */
@@ -41,7 +41,7 @@ export type JsonValue =
  *
  * @example Usage
  * ```ts
- * import type { JsonSchema } from "@warden/mcp";
+ * import type { JsonSchema } from "@warden/mcp/schema";
  * const quantity: JsonSchema = { type: "integer", minimum: 1, maximum: 100 };
  * ```
  */
@@ -56,7 +56,7 @@ export type JsonSchemaMap = { readonly [name: string]: JsonSchema };
  *
  * @example Usage
  * ```ts
- * import type { JsonSchemaObject } from "@warden/mcp";
+ * import type { JsonSchemaObject } from "@warden/mcp/schema";
  * const code: JsonSchemaObject = { type: "string", pattern: "^ORD-[0-9]+$" };
  * ```
  */
@@ -220,7 +220,7 @@ export interface ObjectSchema extends JsonSchemaObject {
  *
  * @example Usage
  * ```ts
- * import type { Infer } from "@warden/mcp";
+ * import type { Infer } from "@warden/mcp/schema";
  * const schema = {
  *   type: "object",
  *   properties: { id: { type: "integer" }, note: { type: "string" } },
@@ -236,7 +236,7 @@ export type Infer<S> = InferAt<S, []>;
  *
  * @example Usage
  * ```ts
- * import type { InferArgs } from "@warden/mcp";
+ * import type { InferArgs } from "@warden/mcp/schema";
  * const input = {
  *   type: "object",
  *   properties: { city: { type: "string" } },

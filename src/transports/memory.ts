@@ -20,7 +20,7 @@ import type { Transport } from "./transport.ts";
  *
  * @example Usage
  * ```ts
- * import { MemoryTransport } from "@warden/mcp";
+ * import { MemoryTransport } from "@warden/mcp/testing";
  * const transport = new MemoryTransport([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
  * const writer = transport.writable.getWriter();
  * for await (const frame of transport.readable) {
@@ -104,7 +104,7 @@ function toFrame(message: unknown, index: number): string {
  *
  * @example Usage
  * ```ts
- * import { createMemoryPair } from "@warden/mcp";
+ * import { createMemoryPair } from "@warden/mcp/testing";
  * const [client, server] = createMemoryPair();
  * const writer = client.writable.getWriter();
  * const reading = Array.fromAsync(server.readable);

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { type AuditEntry, type AuditSink, fileAuditSink } from "../../mod.ts";
+import { type AuditEntry, type AuditSink, fileAuditSink } from "../../guardrails.ts";
 
 const GROUP = "audit: one entry through the file sink";
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { MemoryTransport } from "../../mod.ts";
+import { MemoryTransport } from "../../testing.ts";
 import { createEchoServer } from "./servers/warden_server.ts";
 
 const CALLS = 100;

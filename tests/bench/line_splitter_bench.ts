@@ -14,7 +14,7 @@
  * @module
  */
 
-import { LineSplitter } from "../../mod.ts";
+import { LineSplitter } from "../../testing.ts";
 
 const CHUNK_BYTES = 64 * 1024;
 const MiB = 1024 * 1024;

@@ -19,7 +19,7 @@
 
 // deno-lint-ignore no-import-prefix
 import { Ajv } from "npm:ajv@8.20.0";
-import { compileSchema, type JsonSchema } from "../../mod.ts";
+import { compileSchema, type JsonSchema } from "../../schema.ts";
 
 const SMALL: JsonSchema = {
   type: "object",

@@ -20,7 +20,7 @@ export interface ReplayedEvents {
  *
  * @example A store that keeps fewer events
  * ```ts
- * import { MemoryEventStore } from "@warden/mcp";
+ * import { MemoryEventStore } from "@warden/mcp/http";
  * const store = new MemoryEventStore({ maxEventsPerStream: 100, maxStreams: 50 });
  * const id = store.store("stream-1", '{"jsonrpc":"2.0","method":"ping"}');
  * console.assert(store.replayAfter(id)?.events.length === 0);
@@ -54,7 +54,7 @@ export interface MemoryEventStoreOptions {
  *
  * @example
  * ```ts
- * import { MemoryEventStore } from "@warden/mcp";
+ * import { MemoryEventStore } from "@warden/mcp/http";
  * const store = new MemoryEventStore();
  * const first = store.store("s", "a");
  * store.store("s", "b");

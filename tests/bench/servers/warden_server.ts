@@ -13,13 +13,13 @@
  */
 
 import {
-  createGuardrails,
   createServer,
   defineTool,
   type GuardrailsConfig,
   type Server,
   serveStdio,
 } from "../../../mod.ts";
+import { createGuardrails } from "../../../guardrails.ts";
 
 /** The permissive policy: every guardrail on, none of them ever refusing the benchmark's calls. */
 export const PERMISSIVE_POLICY = {

@@ -1,0 +1,120 @@
+/**
+ * Warden's guardrails: the four built-in ones (access policy, rate limiter,
+ * redactor, audit log) with their sinks and stores, the pure decision cores
+ * they are built on, `createGuardrails()` for a whole policy, and the types
+ * a custom guardrail implements.
+ *
+ * @example Guardrails from one policy object
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { createGuardrails } from "@warden/mcp/guardrails";
+ *
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   guardrails: createGuardrails({
+ *     access: { tools: { deny: ["cancel_*"] } },
+ *     rateLimit: { rules: [{ scope: "tool", capacity: 5, refillPerSecond: 1 }] },
+ *     redact: true,
+ *     audit: "stderr",
+ *   }),
+ * });
+ * ```
+ *
+ * @module
+ */
+
+export type {
+  CallClient,
+  CallContext,
+  CallKind,
+  CallNext,
+  CallOutcome,
+  CallStatus,
+  Era,
+  GuardedCall,
+  Guardrail,
+  GuardrailHost,
+  GuardrailStage,
+  ListedItem,
+} from "./src/guardrails/pipeline.ts";
+
+export {
+  type AccessDecision,
+  type AccessPolicy,
+  accessPolicy,
+  type AccessPolicyDeps,
+  type AccessPolicyOptions,
+  type AccessRules,
+  compileAccessPolicy,
+  decideAccess,
+  type ItemKind,
+  type PrincipalRules,
+} from "./src/guardrails/access_policy.ts";
+export { compileGlob } from "./src/guardrails/glob.ts";
+export {
+  bucketKeys,
+  compileRateLimits,
+  createRateLimiter,
+  decideRateLimit,
+  rateLimit,
+  type RateLimitCall,
+  type RateLimitDecision,
+  type RateLimiterDeps,
+  type RateLimiterOptions,
+  type RateLimitOutcome,
+  type RateLimitRefusal,
+  type RateLimitRule,
+  type RateLimits,
+  type RateLimitScope,
+} from "./src/guardrails/rate_limit.ts";
+export {
+  type BucketLimit,
+  type TakeResult,
+  takeTokens,
+  type TokenBucket,
+} from "./src/guardrails/token_bucket.ts";
+export {
+  type BucketStore,
+  MemoryBucketStore,
+  type MemoryBucketStoreOptions,
+} from "./src/guardrails/bucket_store.ts";
+export {
+  compileRedactor,
+  redactContent,
+  type Redactor,
+  type RedactorOptions,
+  redactText,
+  redactValue,
+} from "./src/guardrails/redact.ts";
+export {
+  DEFAULT_REDACT_KEYS,
+  REDACT_PRESETS,
+  type RedactPreset,
+} from "./src/guardrails/redact_presets.ts";
+export { redaction, type RedactionGuardrail } from "./src/guardrails/redaction.ts";
+export {
+  type AuditEntry,
+  type AuditInput,
+  type AuditOutcome,
+  type AuditSink,
+  type AuditState,
+  type AuditStep,
+  nextAuditEntry,
+} from "./src/guardrails/audit.ts";
+export { auditLog, type AuditLogOptions } from "./src/guardrails/audit_log.ts";
+export {
+  type AuditTarget,
+  checkGuardrailsConfig,
+  createGuardrails,
+  type GuardrailsConfig,
+  type GuardrailsDeps,
+} from "./src/guardrails/guardrails.ts";
+export {
+  type AuditSinkOptions,
+  callbackAuditSink,
+  fileAuditSink,
+  type FileAuditSinkOptions,
+  stderrAuditSink,
+  type StderrAuditSinkOptions,
+} from "./src/guardrails/audit_sinks.ts";

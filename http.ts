@@ -1,0 +1,26 @@
+/**
+ * The parts of Warden's Streamable HTTP endpoint a deployment may tune:
+ * CORS, and the event store that lets legacy clients resume their streams.
+ * `server.fetch()` and `serveHttp()` (in the root entry) serve it.
+ *
+ * @example A bigger event store for clients that reconnect slowly
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { MemoryEventStore } from "@warden/mcp/http";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   http: { eventStore: new MemoryEventStore({ maxEvents: 50_000 }) },
+ * });
+ * ```
+ *
+ * @module
+ */
+
+export type { CorsOptions } from "./src/transports/http/security.ts";
+export {
+  type EventStore,
+  MemoryEventStore,
+  type MemoryEventStoreOptions,
+  type ReplayedEvents,
+} from "./src/transports/http/event_store.ts";
