@@ -48,7 +48,7 @@ interface LiveSession {
  * @example A complete stdio server
  * ```ts
  * import { createServer, defineTool, serveStdio } from "@warden/mcp";
- *  *
+ *
  * const server = createServer({
  *   name: "weather",
  *   version: "1.0.0",
