@@ -451,3 +451,107 @@ Deno.test("the SDK v2 client stays a test-only dependency: mod.ts never reaches 
   );
   assert.deepEqual(specifiers.filter((specifier) => specifier.includes("/tests/")), []);
 });
+
+Deno.test("SDK v2 pinned to 2026-07-28 hears only the resource updates it listens for over HTTP", async () => {
+  const http = httpDesk();
+  const { client } = clientWith(PINNED, { action: "decline" });
+  try {
+    await within(
+      client.connect(new StreamableHTTPClientTransport(http.url)),
+      10_000,
+      "the SDK v2 client to connect",
+    );
+    const updates: unknown[] = [];
+    const updated = Promise.withResolvers<void>();
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updates.push(notification.params.uri);
+      updated.resolve();
+    });
+    const toolChanges: unknown[] = [];
+    client.setNotificationHandler("notifications/tools/list_changed", (notification) => {
+      toolChanges.push(notification.params);
+    });
+    const subscription = await within(
+      client.listen({ resourceSubscriptions: ["desk://readme"] }),
+      10_000,
+      "the subscription to be acknowledged",
+    );
+    try {
+      assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, ["desk://readme"]);
+      // Only the kinds asked for: neither a tool-list change nor another URI reaches it.
+      http.desk.server.tool(defineTool({
+        name: "reopen",
+        description: "Reopens a ticket",
+        inputSchema: { type: "object", properties: {} },
+        handler: () => "reopened",
+      }));
+      http.desk.server.notifyResourceUpdated("desk://other");
+      http.desk.server.notifyResourceUpdated("desk://readme");
+      await within(updated.promise, 10_000, "notifications/resources/updated");
+      assert.deepEqual(updates, ["desk://readme"]);
+      assert.deepEqual(toolChanges, []);
+
+      // A declined elicitation still ends the call with the handler's own result.
+      const kept = await client.callTool({ name: "cancel_ticket", arguments: { ticket: "T-1" } });
+      assert.deepEqual(kept.content, [{ type: "text", text: "ticket T-1 kept (decline)" }]);
+    } finally {
+      await subscription.close();
+    }
+  } finally {
+    await client.close();
+    await http.stop();
+  }
+});
+
+Deno.test("SDK v2 sees a graceful subscription end when the desk shuts down over stdio", async () => {
+  const desk = stdioDesk();
+  const { client } = clientWith(PINNED, CONFIRM);
+  try {
+    await within(client.connect(desk.transport), 20_000, "the SDK v2 client to connect");
+    const subscription = await within(
+      client.listen({ toolsListChanged: true }),
+      10_000,
+      "the subscription to be acknowledged",
+    );
+    const pid = desk.transport.pid;
+    assert.ok(pid !== null, "the session child runs");
+    Deno.kill(pid, "SIGTERM");
+    // The server answers the listen request with its empty result before the pipe closes.
+    assert.equal(await within(subscription.closed, 10_000, "the subscription to end"), "graceful");
+  } finally {
+    await desk.finish(client);
+  }
+});
+
+Deno.test({
+  name: "SDK v2 sees a graceful subscription end when the desk shuts down over HTTP",
+  // Warden bug, reported: server.close() ends the subscriptions (SubscriptionHub.endAll) but then
+  // waits a single microtask before closing every HTTP session, so the listen stream closes
+  // before the listen request's empty result reaches it; the SDK reports "remote", not
+  // "graceful" (stdio is fine). Un-ignore once close() lets the listen replies out first.
+  ignore: true,
+  fn: async () => {
+    const http = httpDesk();
+    const { client } = clientWith(PINNED, CONFIRM);
+    try {
+      await within(
+        client.connect(new StreamableHTTPClientTransport(http.url)),
+        10_000,
+        "the SDK v2 client to connect",
+      );
+      const subscription = await within(
+        client.listen({ toolsListChanged: true }),
+        10_000,
+        "the subscription to be acknowledged",
+      );
+      await http.desk.server.close();
+      assert.equal(
+        await within(subscription.closed, 10_000, "the subscription to end"),
+        "graceful",
+      );
+    } finally {
+      await client.close();
+      await http.stop();
+    }
+  },
+});
