@@ -17,7 +17,10 @@ import {
   type ClientOptions,
   type ElicitRequest,
   type ElicitResult,
+  MissingRequiredClientCapabilityError,
   MODERN_REVISION,
+  ProtocolError,
+  ResourceNotFoundError,
   SdkError,
   SdkErrorCode,
   stdioDesk,
@@ -554,4 +557,47 @@ Deno.test({
       await http.stop();
     }
   },
+});
+
+Deno.test("SDK v2 raises its typed errors for Warden's 2026-07-28 error replies over HTTP", async () => {
+  const http = httpDesk();
+  // No elicitation capability declared: the call cannot ask, so it must fail with -32021.
+  const client = new Client(CLIENT_INFO, {
+    versionNegotiation: { mode: { pin: MODERN_REVISION } },
+  });
+  try {
+    await within(
+      client.connect(new StreamableHTTPClientTransport(http.url)),
+      10_000,
+      "the SDK v2 client to connect",
+    );
+    await assert.rejects(
+      client.callTool({ name: "cancel_ticket", arguments: { ticket: "T-2" } }),
+      (error: unknown) => {
+        assert.ok(error instanceof MissingRequiredClientCapabilityError, `got ${error}`);
+        assert.equal(error.code, -32021);
+        assert.deepEqual(error.data, { requiredCapabilities: { elicitation: {} } });
+        return true;
+      },
+    );
+    await assert.rejects(client.readResource({ uri: "desk://missing" }), (error: unknown) => {
+      assert.ok(error instanceof ResourceNotFoundError, `got ${error}`);
+      assert.equal(error.code, -32602);
+      assert.deepEqual(error.data, { uri: "desk://missing" });
+      return true;
+    });
+    await assert.rejects(client.callTool({ name: "nope", arguments: {} }), (error: unknown) => {
+      assert.ok(error instanceof ProtocolError, `got ${error}`);
+      assert.equal(error.code, -32602);
+      return true;
+    });
+  } finally {
+    await client.close();
+    await http.stop();
+  }
+  // The capability check refused the call outright: no input_required round was started.
+  assert.deepEqual(
+    http.posts.filter((post) => post.method === "tools/call").map((post) => post.retryFields),
+    [[], []],
+  );
 });
