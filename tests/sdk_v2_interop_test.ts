@@ -1,57 +1,30 @@
 /**
  * Interoperability with the official TypeScript SDK v2 client
- * (`@modelcontextprotocol/client`): pinned to revision 2026-07-28 over stdio
+ * (`@modelcontextprotocol/client`) pinned to revision 2026-07-28: over stdio
  * (the desk fixture as a child process) and over Streamable HTTP (`server.fetch`
- * behind `Deno.serve` on a free 127.0.0.1 port), it lists, calls, reads, gets a prompt, answers an
- * MRTR elicitation and listens for tool-list changes; in its automatic mode it
- * must settle on the modern era against a normal server and fall back to
- * `initialize` against a legacy-only one.
+ * behind `Deno.serve` on a free 127.0.0.1 port) it lists, calls, reads, gets a
+ * prompt, answers an MRTR elicitation, listens for changes and sees Warden's
+ * errors as its typed errors.
  */
 
 import assert from "node:assert/strict";
 import { defineTool } from "../mod.ts";
 import { isRecord, within } from "./helpers.ts";
-import { createDesk } from "./fixtures/sdk_v2_desk.ts";
 import {
   Client,
-  type ClientOptions,
+  CLIENT_INFO,
+  clientWith,
+  CONFIRM,
   type ElicitRequest,
-  type ElicitResult,
+  httpDesk,
   MissingRequiredClientCapabilityError,
   MODERN_REVISION,
+  PINNED,
   ProtocolError,
   ResourceNotFoundError,
-  SdkError,
-  SdkErrorCode,
   stdioDesk,
   StreamableHTTPClientTransport,
 } from "./sdk_v2.ts";
-
-const CLIENT_INFO = { name: "warden-sdk-v2-interop", version: "1.0.0" };
-const PINNED: ClientOptions = {
-  capabilities: { elicitation: { form: {} } },
-  versionNegotiation: { mode: { pin: MODERN_REVISION } },
-};
-const AUTO: ClientOptions = {
-  capabilities: { elicitation: { form: {} } },
-  versionNegotiation: { mode: "auto" },
-};
-
-/** A client whose elicitation handler accepts with `answer` and records every request it saw. */
-function clientWith(options: ClientOptions, answer: ElicitResult): {
-  client: Client;
-  asked: ElicitRequest["params"][];
-} {
-  const client = new Client(CLIENT_INFO, options);
-  const asked: ElicitRequest["params"][] = [];
-  client.setRequestHandler("elicitation/create", (request) => {
-    asked.push(request.params);
-    return answer;
-  });
-  return { client, asked };
-}
-
-const CONFIRM: ElicitResult = { action: "accept", content: { confirm: true, reason: "duplicate" } };
 
 /**
  * Everything a pinned client does on a connected desk: list, call, read, get, an MRTR
@@ -161,59 +134,6 @@ Deno.test("SDK v2 pinned to 2026-07-28 works with the desk over stdio", async ()
   ]);
 });
 
-/** One POST the HTTP desk received: the JSON-RPC method and the MCP headers that came with it. */
-interface SeenPost {
-  method: string;
-  protocolVersion: string | null;
-  mcpMethod: string | null;
-  sessionId: string | null;
-  /** Which of the MRTR retry fields (`inputResponses`, `requestState`) the params carried. */
-  retryFields: string[];
-}
-
-/**
- * The desk behind `server.fetch` on a free 127.0.0.1 port, recording every
- * POST's method and MCP headers before Warden sees it.
- */
-function httpDesk(options: { legacyOnly?: boolean } = {}): {
-  url: URL;
-  desk: ReturnType<typeof createDesk>;
-  posts: SeenPost[];
-  stop(): Promise<void>;
-} {
-  const desk = createDesk(options);
-  const posts: SeenPost[] = [];
-  const controller = new AbortController();
-  const listener = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: controller.signal, onListen: () => {} },
-    async (request) => {
-      if (request.method === "POST") {
-        const body: unknown = await request.clone().json().catch(() => undefined);
-        const method = isRecord(body) ? String(body.method) : "(not an object)";
-        const params = isRecord(body) && isRecord(body.params) ? body.params : {};
-        posts.push({
-          method,
-          protocolVersion: request.headers.get("mcp-protocol-version"),
-          mcpMethod: request.headers.get("mcp-method"),
-          sessionId: request.headers.get("mcp-session-id"),
-          retryFields: ["inputResponses", "requestState"].filter((key) => key in params),
-        });
-      }
-      return desk.server.fetch(request);
-    },
-  );
-  return {
-    url: new URL(`http://127.0.0.1:${listener.addr.port}/mcp`),
-    desk,
-    posts,
-    async stop() {
-      await desk.server.close();
-      controller.abort();
-      await listener.finished;
-    },
-  };
-}
-
 Deno.test("SDK v2 pinned to 2026-07-28 works with the desk over Streamable HTTP", async () => {
   const http = httpDesk();
   const { client, asked } = clientWith(PINNED, CONFIRM);
@@ -272,187 +192,6 @@ Deno.test("SDK v2 pinned to 2026-07-28 works with the desk over Streamable HTTP"
       assert.equal(post.mcpMethod, post.method, `${post.method} carries Mcp-Method`);
     }
   }
-});
-
-/** Lists and calls through a connected client, the same in either era. */
-async function listAndCall(client: Client): Promise<void> {
-  const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name), ["add", "cancel_ticket", "unlock_escalate"]);
-  const sum = await client.callTool({ name: "add", arguments: { a: 20, b: 22 } });
-  assert.deepEqual(sum.structuredContent, { sum: 42 });
-}
-
-Deno.test("SDK v2 in auto mode settles on 2026-07-28 with the desk over stdio, without initialize", async () => {
-  const desk = stdioDesk();
-  let received: string[][] = [];
-  const { client } = clientWith(AUTO, CONFIRM);
-  try {
-    await within(client.connect(desk.transport), 20_000, "the SDK v2 client to connect");
-    assert.equal(client.getProtocolEra(), "modern");
-    assert.equal(client.getNegotiatedProtocolVersion(), MODERN_REVISION);
-    await listAndCall(client);
-  } finally {
-    received = await desk.finish(client);
-  }
-  // The probe ran on a disposable sibling; the session child saw only modern requests.
-  assert.deepEqual(received, [["server/discover"], ["tools/list", "tools/call"]]);
-});
-
-Deno.test("SDK v2 in auto mode falls back to initialize with a legacy-only desk over stdio", async () => {
-  const desk = stdioDesk({ legacyOnly: true });
-  let received: string[][] = [];
-  const { client, asked } = clientWith(AUTO, CONFIRM);
-  try {
-    await within(client.connect(desk.transport), 20_000, "the SDK v2 client to connect");
-    assert.equal(client.getProtocolEra(), "legacy");
-    assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
-    assert.equal(client.getDiscoverResult(), undefined);
-    assert.deepEqual(client.getServerVersion(), { name: "sdk-v2-desk", version: "1.2.0" });
-    await listAndCall(client);
-    // The same handler asks through a real elicitation/create request in the legacy era.
-    const cancelled = await client.callTool({
-      name: "cancel_ticket",
-      arguments: { ticket: "T-8" },
-    });
-    assert.deepEqual(cancelled.content, [{
-      type: "text",
-      text: "ticket T-8 cancelled: duplicate",
-    }]);
-    assert.equal(asked.length, 1);
-  } finally {
-    received = await desk.finish(client);
-  }
-  const [probe, session] = received;
-  assert.deepEqual(probe, ["server/discover"]);
-  assert.deepEqual(session, [
-    "initialize",
-    "notifications/initialized",
-    "tools/list",
-    "tools/call",
-    "tools/call",
-  ]);
-});
-
-Deno.test("SDK v2 in auto mode settles on 2026-07-28 with the desk over HTTP, without initialize", async () => {
-  const http = httpDesk();
-  const { client } = clientWith(AUTO, CONFIRM);
-  try {
-    await within(
-      client.connect(new StreamableHTTPClientTransport(http.url)),
-      10_000,
-      "the SDK v2 client to connect",
-    );
-    assert.equal(client.getProtocolEra(), "modern");
-    assert.equal(client.getNegotiatedProtocolVersion(), MODERN_REVISION);
-    await listAndCall(client);
-  } finally {
-    await client.close();
-    await http.stop();
-  }
-  assert.deepEqual(http.posts.map((post) => post.method), [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-  ]);
-});
-
-Deno.test("SDK v2 in auto mode falls back to initialize with a legacy-only desk over HTTP", async () => {
-  const http = httpDesk({ legacyOnly: true });
-  const { client, asked } = clientWith(AUTO, CONFIRM);
-  try {
-    await within(
-      client.connect(new StreamableHTTPClientTransport(http.url)),
-      10_000,
-      "the SDK v2 client to connect",
-    );
-    assert.equal(client.getProtocolEra(), "legacy");
-    assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
-    await listAndCall(client);
-    const cancelled = await client.callTool({
-      name: "cancel_ticket",
-      arguments: { ticket: "T-9" },
-    });
-    assert.deepEqual(cancelled.content, [{
-      type: "text",
-      text: "ticket T-9 cancelled: duplicate",
-    }]);
-    assert.equal(asked.length, 1);
-  } finally {
-    await client.close();
-    await http.stop();
-  }
-  const methods = http.posts.map((post) => post.method);
-  assert.deepEqual(methods.slice(0, 3), [
-    "server/discover",
-    "initialize",
-    "notifications/initialized",
-  ]);
-  const [probe, ...session] = http.posts;
-  assert.equal(probe?.sessionId, null);
-  // Everything after initialize rides the legacy session it created.
-  for (const post of session.slice(1)) {
-    assert.ok(post.sessionId !== null, `${post.method} in a session`);
-  }
-});
-
-Deno.test("SDK v2 pinned to 2026-07-28 refuses a legacy-only desk with ERA_NEGOTIATION_FAILED", async (t) => {
-  const expectEraFailure = (error: unknown): boolean => {
-    assert.ok(error instanceof SdkError, `an SdkError, not ${error}`);
-    assert.equal(error.code, SdkErrorCode.EraNegotiationFailed);
-    assert.match(error.message, /pinned protocol version 2026-07-28/);
-    return true;
-  };
-  await t.step("over stdio", async () => {
-    const desk = stdioDesk({ legacyOnly: true });
-    let received: string[][] = [];
-    const { client } = clientWith(PINNED, CONFIRM);
-    try {
-      await assert.rejects(
-        within(client.connect(desk.transport), 20_000, "connect"),
-        expectEraFailure,
-      );
-    } finally {
-      received = await desk.finish(client);
-    }
-    // Only the probe's sibling ran: the session child was never started.
-    assert.deepEqual(received, [["server/discover"]]);
-  });
-  await t.step("over HTTP", async () => {
-    const http = httpDesk({ legacyOnly: true });
-    const { client } = clientWith(PINNED, CONFIRM);
-    try {
-      await assert.rejects(
-        within(client.connect(new StreamableHTTPClientTransport(http.url)), 10_000, "connect"),
-        expectEraFailure,
-      );
-    } finally {
-      await client.close();
-      await http.stop();
-    }
-    assert.deepEqual(http.posts.map((post) => post.method), ["server/discover"]);
-  });
-});
-
-Deno.test("the SDK v2 client stays a test-only dependency: mod.ts never reaches it", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "mod.ts"],
-    cwd: new URL("..", import.meta.url),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(output.success, new TextDecoder().decode(output.stderr));
-  const graph: unknown = JSON.parse(new TextDecoder().decode(output.stdout));
-  assert.ok(isRecord(graph) && Array.isArray(graph.modules), "deno info lists the modules");
-  const specifiers = graph.modules.flatMap((module) =>
-    isRecord(module) && typeof module.specifier === "string" ? [module.specifier] : []
-  );
-  assert.ok(specifiers.some((specifier) => specifier.endsWith("/src/server/create_server.ts")));
-  // Static and dynamic imports both count: the library's whole graph, npm packages included.
-  assert.deepEqual(
-    specifiers.filter((specifier) => specifier.includes("@modelcontextprotocol")),
-    [],
-  );
-  assert.deepEqual(specifiers.filter((specifier) => specifier.includes("/tests/")), []);
 });
 
 Deno.test("SDK v2 pinned to 2026-07-28 hears only the resource updates it listens for over HTTP", async () => {
