@@ -257,8 +257,12 @@ export function createServer<
     async close() {
       closed = true;
       // Subscriptions end gracefully: their listen requests answer before the streams close.
-      subscriptions.endAll();
-      await Promise.resolve();
+      // The answer crosses several promise steps (handler, dispatcher, transport); one turn of
+      // the event loop lets all of them run before the sessions are closed under them.
+      if (subscriptions.size > 0) {
+        subscriptions.endAll();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
       const reason = new Error("The server is shutting down");
       embedded.inflight.abortAll(reason);
       for (const { session, close } of live) {

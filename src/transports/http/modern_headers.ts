@@ -118,6 +118,8 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
  * Checks a modern POST's headers against its body (a single JSON-RPC
  * message). Order: the required `_meta` keys (400, -32602), then the
  * version header, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020).
+ * A notification may omit `Mcp-Method` (required only on requests) but not
+ * contradict its body with one.
  */
 export function checkModernHeaders(
   request: Request,
@@ -157,7 +159,11 @@ export function checkModernHeaders(
   }
   const method = typeof message.method === "string" ? message.method : "";
   const methodHeader = headers.get("mcp-method")?.trim() ?? null;
-  if (methodHeader === null) return mismatch("the Mcp-Method header is missing");
+  // Mcp-Method is required on requests; the revision defines no header rules for notification
+  // POSTs (clients such as the TypeScript SDK v2 send notifications/cancelled without one).
+  if (methodHeader === null) {
+    return isRequest ? mismatch("the Mcp-Method header is missing") : undefined;
+  }
   if (methodHeader !== method) {
     return mismatch(
       `Mcp-Method ${quoted(methodHeader)} does not match the body's ${quoted(method)}`,
