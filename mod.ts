@@ -48,6 +48,16 @@ export type { CacheScope, ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
 export { ModernErrorCode } from "./src/eras/modern/errors.ts";
 export type { StateSecret } from "./src/eras/modern/request_state.ts";
+export {
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  TaskStoreFullError,
+} from "./src/eras/modern/tasks/store.ts";
+export type { TaskOptions } from "./src/eras/modern/tasks/options.ts";
 export type {
   ElicitContent,
   ElicitField,
@@ -66,6 +76,7 @@ export {
   type ToolAnnotations,
   type ToolDefinition,
   type ToolReturn,
+  type ToolTaskSupport,
 } from "./src/core/tools.ts";
 export type { ResourceContext, ResourceDefinition } from "./src/core/resources.ts";
 export {

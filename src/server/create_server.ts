@@ -23,6 +23,8 @@ import { META_KEYS } from "../eras/modern/meta.ts";
 import { modernMethods } from "../eras/modern/methods.ts";
 import { StateSealer } from "../eras/modern/request_state.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { resolveTaskOptions } from "../eras/modern/tasks/options.ts";
+import { TaskRunner } from "../eras/modern/tasks/runner.ts";
 import type { createHttpHandler } from "../transports/http/handler.ts";
 import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
@@ -112,6 +114,15 @@ export function createServer(options: ServerOptions): Server {
     },
   });
   const services = { outgoing };
+  const now = options.now ?? Date.now;
+  const taskOptions = resolveTaskOptions(options.tasks, now);
+  const tasks = new TaskRunner({
+    ...taskOptions,
+    services,
+    now,
+    log,
+    changed: (task) => subscriptions.taskChanged(task.taskId, task.principal, tasks.notice(task)),
+  });
   const discovery = {
     core,
     supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
@@ -151,7 +162,8 @@ export function createServer(options: ServerOptions): Server {
     callerScoped: options.http?.authenticate !== undefined,
     maxInputRounds: resolved.maxInputRounds,
     requestStateTtlMs: resolved.requestStateTtlMs,
-    now: Date.now,
+    now,
+    tasks,
   });
   const tables = resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
@@ -251,6 +263,8 @@ export function createServer(options: ServerOptions): Server {
     },
     async close() {
       closed = true;
+      // Running tasks become "cancelled" (statusMessage "The server shut down") before streams close.
+      await tasks.close();
       // Subscriptions end gracefully: their listen requests answer before the streams close.
       subscriptions.endAll();
       await Promise.resolve();
