@@ -73,6 +73,22 @@ export async function waitFor(
   );
 }
 
+/** Polls every 10 ms (a real wait: for handlers that use timers) until the task is terminal. */
+export async function waitForSettled(
+  server: Server,
+  taskId: string,
+  attempts = 500,
+): Promise<Record<string, unknown>> {
+  for (let i = 0; i < attempts; i++) {
+    const task = await getTask(server, taskId);
+    if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
+      return task;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`Task ${taskId} never ended`);
+}
+
 /** The error code of a reply. */
 export function codeOf(reply: unknown): number {
   return errorOf(reply).code;
