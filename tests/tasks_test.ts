@@ -12,6 +12,7 @@ import {
   createServer,
   defineTool,
   MemoryTaskStore,
+  rateLimit,
   redaction,
   RpcError,
   type ServerOptions,
@@ -559,5 +560,19 @@ Deno.test("the capabilities check is per request: WITH_TASKS on one call does no
   );
   assert.equal(sync.resultType, "complete");
   assert.ok(WITH_TASKS.extensions[TASKS_ID] !== undefined);
+  await s.close();
+});
+
+Deno.test("creating a task is charged by the rate limiter; polling it is not", async () => {
+  const gated = gatedTool();
+  const s = server({
+    tools: [gated.tool],
+    guardrails: [rateLimit({ rules: [{ scope: "tool", capacity: 1, refillPerSecond: 0.001 }] })],
+  });
+  const id = await startTask(s, "gated");
+  for (let i = 0; i < 5; i++) assert.equal((await getTask(s, id)).status, "working");
+  const refused = errorOf(await send(s, "tools/call", { name: "gated", arguments: {} }));
+  assert.equal(refused.code, -31002);
+  gated.release("done");
   await s.close();
 });
