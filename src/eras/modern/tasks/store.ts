@@ -177,6 +177,11 @@ export class MemoryTaskStore implements TaskStore {
   #bytes = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
 
+  /**
+   * Creates an empty store.
+   *
+   * @param options Its bounds, sweep interval and clock.
+   */
   constructor(options: MemoryTaskStoreOptions = {}) {
     checkBound(options.maxTasks, "maxTasks");
     checkBound(options.maxBytes, "maxBytes");
