@@ -576,3 +576,34 @@ Deno.test("creating a task is charged by the rate limiter; polling it is not", a
   gated.release("done");
   await s.close();
 });
+
+Deno.test("a task waiting for input past its TTL is stopped at the next lookup, leaving nothing behind", async () => {
+  let now = 0;
+  const clock = () => now;
+  let ended: unknown;
+  const s = server({
+    now: clock,
+    tasks: { ttlMs: 1000, store: new MemoryTaskStore({ now: clock }) },
+    tools: [defineTool({
+      name: "asking",
+      description: "x",
+      task: "optional",
+      inputSchema: { type: "object" },
+      handler: async (_args, ctx) => {
+        try {
+          return (await ctx.elicit("ok?", CONFIRM)).action;
+        } catch (error) {
+          ended = error;
+          throw error;
+        }
+      },
+    })],
+  });
+  const id = await startTask(s, "asking");
+  await waitFor(s, id, "input_required");
+  now = 1000;
+  assert.equal(codeOf(await send(s, "tasks/get", { taskId: id })), -32602);
+  await Promise.resolve();
+  assert.ok(ended instanceof Error && /expired/.test(ended.message));
+  await s.close();
+});

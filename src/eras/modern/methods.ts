@@ -225,14 +225,10 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
       const { session, id } = request;
       const { flags, uris, taskIds } = parseFilter(params);
       const acknowledged: Record<string, unknown> = { ...flags };
-      if (taskIds !== undefined) {
-        acknowledged.taskIds = await acknowledgeTaskIds(
-          deps.tasks,
-          taskIds,
-          meta,
-          session.principal,
-        );
-      }
+      const followed = taskIds === undefined
+        ? undefined
+        : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
+      if (followed !== undefined) acknowledged.taskIds = followed;
       if (uris !== undefined) {
         // Each resource goes through the pipeline like any use of it: access, limits, audit.
         const allowed: string[] = [];
@@ -265,7 +261,7 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
             ...(uris === undefined
               ? {}
               : { resourceSubscriptions: acknowledged.resourceSubscriptions as string[] }),
-            ...(taskIds === undefined ? {} : { taskIds: acknowledged.taskIds as string[] }),
+            ...(followed === undefined ? {} : { taskIds: followed }),
           },
           send: (method, notification) =>
             session.notify(method, { ...notification, _meta: tag }, id),

@@ -58,6 +58,8 @@ interface Waiting {
 /** One task whose handler runs in this process. */
 interface Run {
   readonly taskId: string;
+  /** When its TTL runs out, ms since the epoch; null for never. */
+  readonly deadline: number | null;
   readonly inflight: InflightRequest;
   /** Asks the handler awaits, by input key. */
   readonly waiting: Map<string, Waiting>;
@@ -157,8 +159,10 @@ export class TaskRunner {
       ttlMs: options.ttlMs,
       pollIntervalMs: options.pollIntervalMs,
     };
+    this.#reap();
     const run: Run = {
       taskId: task.taskId,
+      deadline: task.ttlMs === null ? null : task.createdAt + task.ttlMs,
       inflight: new InflightRequest(),
       waiting: new Map(),
       chain: Promise.resolve(),
@@ -237,6 +241,7 @@ export class TaskRunner {
 
   /** The task `taskId` if `principal` created it; undefined otherwise, as if unknown. */
   async find(taskId: string, principal: string | undefined): Promise<TaskRecord | undefined> {
+    this.#reap();
     const task = await this.#options.store.get(taskId);
     return task !== undefined && task.principal === (principal ?? null) ? task : undefined;
   }
@@ -309,6 +314,18 @@ export class TaskRunner {
     }
     await Promise.allSettled(runs.map((run) => run.chain));
     this.#options.store.close();
+  }
+
+  /**
+   * Stops the runs whose TTL has passed: their tasks are gone from the
+   * store, so nobody can answer or read them. Done lazily (on the next
+   * start or lookup) so that the runner holds no timer.
+   */
+  #reap(): void {
+    const now = this.#options.now();
+    for (const run of this.#running.values()) {
+      if (run.deadline !== null && now >= run.deadline) this.#stop(run, "The task expired");
+    }
   }
 
   #wait(
