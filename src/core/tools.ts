@@ -33,7 +33,16 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** Whether a tool runs as a task: never, when the client supports it, or always. */
+/**
+ * Whether a tool runs as a task (revision 2026-07-28, tasks extension):
+ * never, when the request declares the extension, or always.
+ *
+ * @example
+ * ```ts
+ * import type { ToolTaskSupport } from "@warden/mcp";
+ * const longRunning: ToolTaskSupport = "optional";
+ * ```
+ */
 export type ToolTaskSupport = "never" | "optional" | "required";
 
 const TASK_SUPPORT: ReadonlySet<unknown> = new Set(["never", "optional", "required"]);

@@ -18,7 +18,8 @@ import type { McpSession } from "../../legacy/session.ts";
 import type { ModernContext } from "../context.ts";
 import { ModernErrorCode } from "../errors.ts";
 import type { RequestMeta } from "../meta.ts";
-import { taskNotFound, type TaskRunner } from "./runner.ts";
+import type { TaskRunner } from "./runner.ts";
+import { taskNotFound } from "./wire.ts";
 import type { TaskRecord } from "./store.ts";
 
 /** The identifier of the tasks extension. */

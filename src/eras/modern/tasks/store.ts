@@ -6,7 +6,15 @@
  * @module
  */
 
-/** The states of a task; the last three are terminal. */
+/**
+ * The states of a task; the last three are terminal.
+ *
+ * @example
+ * ```ts
+ * import type { TaskStatus } from "@warden/mcp";
+ * const done: TaskStatus[] = ["completed", "failed", "cancelled"];
+ * ```
+ */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 /** Whether a status is terminal (the task no longer changes). */
@@ -17,6 +25,21 @@ export function isTerminal(status: TaskStatus): boolean {
 /**
  * One task as a store keeps it: plain JSON data, so a shared store can
  * serialize it as it is.
+ *
+ * @example
+ * ```ts
+ * import type { TaskRecord } from "@warden/mcp";
+ * const task: TaskRecord = {
+ *   taskId: "Qm9vayBvZiB0YXNrcw",
+ *   principal: "alice",
+ *   tool: "export_orders",
+ *   status: "working",
+ *   createdAt: Date.now(),
+ *   lastUpdatedAt: Date.now(),
+ *   ttlMs: 3_600_000,
+ *   pollIntervalMs: 1000,
+ * };
+ * ```
  */
 export interface TaskRecord {
   /** The unguessable id. */
@@ -45,7 +68,15 @@ export interface TaskRecord {
   readonly inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
 }
 
-/** The fields of a task that change. */
+/**
+ * The fields of a task that change.
+ *
+ * @example
+ * ```ts
+ * import type { TaskPatch } from "@warden/mcp";
+ * const end: TaskPatch = { status: "completed", result: { content: [] } };
+ * ```
+ */
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
@@ -53,7 +84,20 @@ export type TaskPatch = Partial<
   >
 >;
 
-/** Thrown by a store that cannot take a task or its new state within its bounds. */
+/**
+ * Thrown by a store that cannot take a task or its new state within its bounds.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore, TaskStoreFullError } from "@warden/mcp";
+ * const store = new MemoryTaskStore({ maxTasks: 1 });
+ * const task = { principal: null, tool: "t", status: "working" as const, createdAt: 0,
+ *   lastUpdatedAt: 0, ttlMs: null, pollIntervalMs: 1000 };
+ * await store.create({ ...task, taskId: "a" });
+ * await store.create({ ...task, taskId: "b" }).catch((e) => console.assert(e instanceof TaskStoreFullError));
+ * store.close();
+ * ```
+ */
 export class TaskStoreFullError extends Error {
   /**
    * Creates the error.
@@ -111,7 +155,15 @@ export interface TaskStore {
   close(): void;
 }
 
-/** Options of the in-memory store. */
+/**
+ * Options of the in-memory store.
+ *
+ * @example
+ * ```ts
+ * import type { MemoryTaskStoreOptions } from "@warden/mcp";
+ * const options: MemoryTaskStoreOptions = { maxTasks: 200, maxBytes: 4 << 20 };
+ * ```
+ */
 export interface MemoryTaskStoreOptions {
   /**
    * The most tasks kept at once; creating one more is refused.
