@@ -98,7 +98,8 @@ export interface ToolDefinition<
    * Whether a call may run as a task (revision 2026-07-28, tasks extension):
    * "optional" runs it as a task when the request declares the extension and
    * synchronously otherwise; "required" refuses (-32021) requests that do
-   * not declare it. The handler is the same either way.
+   * not declare it. The handler is the same either way. Legacy sessions
+   * have no tasks: every tool runs as a plain call there.
    * @default {"never"}
    */
   task?: ToolTaskSupport;
