@@ -5,7 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, MemoryTaskStore, RpcError, type ServerOptions } from "../mod.ts";
+import {
+  createServer,
+  defineTool,
+  MemoryTaskStore,
+  RpcError,
+  type ServerOptions,
+  type TaskStore,
+} from "../mod.ts";
 import { captureLog, errorOf, isRecord, resultOf } from "./helpers.ts";
 import { codeOf, gatedTool, getTask, send, startTask, TASKS_ID, waitFor } from "./task_helpers.ts";
 
@@ -410,5 +417,44 @@ Deno.test("a task waiting for input past its TTL is stopped at the next lookup, 
   assert.equal(codeOf(await send(s, "tasks/get", { taskId: id })), -32602);
   await Promise.resolve();
   assert.ok(ended instanceof Error && /expired/.test(ended.message));
+  await s.close();
+});
+
+Deno.test("with a slow store, what the handler does before the task is kept waits for it", async () => {
+  const inner = new MemoryTaskStore();
+  const slow: TaskStore = {
+    create: async (task) => {
+      // A shared store's round trip: the handler runs on meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await inner.create(task);
+    },
+    get: (id) => inner.get(id),
+    update: (id, patch) => inner.update(id, patch),
+    delete: (id) => inner.delete(id),
+    expire: () => inner.expire(),
+    close: () => inner.close(),
+  };
+  const s = server({
+    tasks: { store: slow },
+    tools: [defineTool({
+      name: "eager",
+      description: "x",
+      task: "optional",
+      inputSchema: { type: "object" },
+      handler: async (_args, ctx) => {
+        ctx.progress(1, 2, "started");
+        return (await ctx.elicit("ok?", CONFIRM)).action;
+      },
+    })],
+  });
+  const id = await startTask(s, "eager");
+  const task = await waitFor(s, id, "input_required");
+  assert.ok(isRecord(task.inputRequests) && Object.keys(task.inputRequests).length === 1);
+  const [key = ""] = Object.keys(task.inputRequests);
+  resultOf(
+    await send(s, "tasks/update", { taskId: id, inputResponses: { [key]: { action: "decline" } } }),
+  );
+  const done = await waitFor(s, id, "completed");
+  assert.deepEqual(done.result, { content: [{ type: "text", text: "decline" }] });
   await s.close();
 });

@@ -146,15 +146,18 @@ export class TaskRunner {
       },
       ledger,
     );
+    // Changes the handler makes before the store holds the task wait for it (a shared store's
+    // create may take a while); the gate opens once the task is kept, or is not to be.
+    let open: () => void = () => {};
+    run.chain = new Promise<void>((resolve) => (open = resolve));
     // The handler starts now: its asks before its first await decide whether a task is made.
     const outcome = runTool(tool, args, context, options.log);
-    const created = options.store.create(task);
-    run.chain = created;
     try {
-      await created;
+      await options.store.create(task);
     } catch (error) {
       run.settled = true;
       run.inflight.abort(error);
+      open();
       if (error instanceof TaskStoreFullError) {
         options.log(`warden: ${error.message}`);
         return {
@@ -169,9 +172,11 @@ export class TaskRunner {
       run.settled = true;
       run.inflight.abort(new Error("The call needs input before its task"));
       await options.store.delete(task.taskId);
+      open();
       return inputRequiredOutcome();
     }
     ledger.detached = true;
+    open();
     this.#running.set(task.taskId, run);
     options.changed(task);
     outcome.then(
