@@ -42,6 +42,7 @@ export {
   type ToolAnnotations,
   type ToolDefinition,
   type ToolReturn,
+  type ToolTaskSupport,
 } from "./src/core/tools.ts";
 export {
   definePrompt,
@@ -55,6 +56,7 @@ export type { ResourceTemplateDefinition } from "./src/core/templates.ts";
 export type { Completer, CompletionContext } from "./src/core/completion.ts";
 export type { ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
+export type { TaskOptions } from "./src/eras/modern/tasks/options.ts";
 export type {
   ClientDescription,
   ClientRequestOptions,

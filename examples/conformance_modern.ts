@@ -8,6 +8,7 @@
  */
 
 import { definePrompt, defineTool, type Server } from "../mod.ts";
+import { addTaskFixtures } from "./conformance_tasks.ts";
 
 const NO_ARGS = { type: "object", properties: {} } as const;
 const NAME_FORM = {
@@ -213,6 +214,7 @@ export function addModernFixtures(server: Server): void {
     }),
   ];
   for (const tool of tools) server.tool(tool);
+  addTaskFixtures(server);
   server.prompt(definePrompt({
     name: "test_input_required_result_prompt",
     description: "Asks the user for context before building the prompt",

@@ -1,7 +1,8 @@
 /**
  * An order desk over MCP: the example server `deno task start` runs on stdio.
  *
- * Tools `get_order`, `add` and `cancel_order`; resources `orders://ORD-1`,
+ * Tools `get_order`, `add`, `cancel_order`, `report` and `export_orders`
+ * (a task for clients that support tasks); resources `orders://ORD-1`,
  * `orders://ORD-2` and `orders://readme`; prompt `summarize_order`.
  *
  * @module
@@ -185,6 +186,42 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
           }
           ctx.log("info", { event: "report finished", counts }, "report");
           return Object.entries(counts).map(([status, n]) => `${status}: ${n}`).join("\n");
+        },
+      }),
+      defineTool({
+        name: "export_orders",
+        title: "Export orders",
+        description:
+          "Export every order as JSON lines. Long-running: runs as a task for clients that support tasks",
+        // A task when the client declares the tasks extension, a plain call otherwise.
+        task: "optional",
+        inputSchema: {
+          type: "object",
+          properties: {
+            status: { type: "string", enum: ["open", "shipped", "cancelled"] },
+          },
+          additionalProperties: false,
+        },
+        annotations: { readOnlyHint: true },
+        handler: async ({ status }, ctx) => {
+          const chosen = [...orders.values()].filter((o) =>
+            status === undefined || o.status === status
+          );
+          const lines: string[] = [];
+          for (const [index, order] of chosen.entries()) {
+            ctx.signal.throwIfAborted();
+            // Stands in for a slow warehouse lookup per order; a cancel stops the wait.
+            await new Promise((resolve, reject) => {
+              const timer = setTimeout(resolve, 50);
+              ctx.signal.addEventListener("abort", () => {
+                clearTimeout(timer);
+                reject(ctx.signal.reason);
+              }, { once: true });
+            });
+            lines.push(JSON.stringify(order));
+            ctx.progress(index + 1, chosen.length, `Exported ${order.id}`);
+          }
+          return lines.length === 0 ? "No orders to export" : lines.join("\n");
         },
       }),
     ],

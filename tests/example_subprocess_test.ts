@@ -49,6 +49,7 @@ Deno.test("examples/orders.ts serves a client over real pipes with no permission
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       "add",
       "cancel_order",
+      "export_orders",
       "get_order",
       "report",
     ]);

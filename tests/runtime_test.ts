@@ -209,7 +209,7 @@ Deno.test({
   fn: async () => {
     const served = await serve("bun", ["examples/orders.ts"]);
     try {
-      await overStdio(served, ["add", "cancel_order", "get_order", "report"], {
+      await overStdio(served, ["add", "cancel_order", "export_orders", "get_order", "report"], {
         name: "get_order",
         arguments: { order_id: "ORD-1" },
         text: /"customer": "Ada"/,

@@ -27,6 +27,7 @@ Deno.test("the official SDK client lists, calls, reads and gets from examples/or
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       "add",
       "cancel_order",
+      "export_orders",
       "get_order",
       "report",
     ]);

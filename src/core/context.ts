@@ -44,6 +44,14 @@ export interface ClientRequestOptions {
    * @default {the method's short name and the ask's position, e.g. "elicitation-1"}
    */
   inputKey?: string;
+  /**
+   * For a tool that runs as a task (revision 2026-07-28, tasks extension):
+   * ask on the `tools/call` itself, as a multi round-trip request, before
+   * the task is created. Such asks must come before the handler awaits
+   * anything else; made later, they become ordinary task input requests.
+   * @default {false}
+   */
+  beforeTask?: boolean;
 }
 
 /**

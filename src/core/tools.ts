@@ -33,6 +33,20 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * Whether a tool runs as a task (revision 2026-07-28, tasks extension):
+ * never, when the request declares the extension, or always.
+ *
+ * @example
+ * ```ts
+ * import type { ToolTaskSupport } from "@warden/mcp";
+ * const longRunning: ToolTaskSupport = "optional";
+ * ```
+ */
+export type ToolTaskSupport = "never" | "optional" | "required";
+
+const TASK_SUPPORT: ReadonlySet<unknown> = new Set(["never", "optional", "required"]);
+
 /** What a tool handler may return: text, blocks, or a full result (typed when `outputSchema` is set). */
 export type ToolReturn<O extends ObjectSchema | undefined> = [O] extends [ObjectSchema]
   ? ToolResult<Infer<O>>
@@ -80,6 +94,15 @@ export interface ToolDefinition<
   annotations?: ToolAnnotations;
   /** Extension metadata, published in tools/list. */
   _meta?: Record<string, unknown>;
+  /**
+   * Whether a call may run as a task (revision 2026-07-28, tasks extension):
+   * "optional" runs it as a task when the request declares the extension and
+   * synchronously otherwise; "required" refuses (-32021) requests that do
+   * not declare it. The handler is the same either way. Legacy sessions
+   * have no tasks: every tool runs as a plain call there.
+   * @default {"never"}
+   */
+  task?: ToolTaskSupport;
   /** Does the work. Throwing (or returning `isError: true`) reports a failed call to the model. */
   handler(args: InferArgs<S>, context: RequestContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }
@@ -165,6 +188,9 @@ export function registerTool(tool: ToolDefinition): RegisteredTool {
   const schema: unknown = tool.inputSchema;
   if (typeof schema !== "object" || schema === null || tool.inputSchema.type !== "object") {
     throw new TypeError(`${label}: inputSchema must be a JSON Schema with type "object"`);
+  }
+  if (tool.task !== undefined && !TASK_SUPPORT.has(tool.task)) {
+    throw new TypeError(`${label}: task must be "never", "optional" or "required"`);
   }
   checkIcons(tool.icons, label);
   checkItemCache(tool.cache, label);

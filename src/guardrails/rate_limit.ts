@@ -386,6 +386,8 @@ export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {
     stage: "rate_limit",
     // Not async: an allowed call hands on `next`'s promise without another hop.
     run(call, next) {
+      // The same call continuing (a verified MRTR retry, a task's polls) was charged when it began.
+      if (call.context.continuation) return next(call);
       let refusal: RateLimitRefusal | undefined;
       try {
         checkCall(call.kind, call.name);

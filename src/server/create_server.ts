@@ -23,6 +23,8 @@ import { META_KEYS } from "../eras/modern/meta.ts";
 import { modernMethods } from "../eras/modern/methods.ts";
 import { StateSealer } from "../eras/modern/request_state.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { resolveTaskOptions } from "../eras/modern/tasks/options.ts";
+import { TaskRunner } from "../eras/modern/tasks/runner.ts";
 import type { createHttpHandler } from "../transports/http/handler.ts";
 import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
@@ -116,6 +118,15 @@ export function createServer<
     },
   });
   const services = { outgoing };
+  const now = options.now ?? Date.now;
+  const taskOptions = resolveTaskOptions(options.tasks, now);
+  const tasks = new TaskRunner({
+    ...taskOptions,
+    services,
+    now,
+    log,
+    changed: (task) => subscriptions.taskChanged(task.taskId, task.principal, tasks.notice(task)),
+  });
   const discovery = {
     core,
     supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
@@ -155,7 +166,8 @@ export function createServer<
     callerScoped: options.http?.authenticate !== undefined,
     maxInputRounds: resolved.maxInputRounds,
     requestStateTtlMs: resolved.requestStateTtlMs,
-    now: Date.now,
+    now,
+    tasks,
   });
   const tables = resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
@@ -256,6 +268,8 @@ export function createServer<
     },
     async close() {
       closed = true;
+      // Running tasks become "cancelled" (statusMessage "The server shut down") before streams close.
+      await tasks.close();
       // Subscriptions end gracefully: their listen requests answer before the streams close.
       // The answer crosses several promise steps (handler, dispatcher, transport); one turn of
       // the event loop lets all of them run before the sessions are closed under them.

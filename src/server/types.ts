@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { TaskOptions } from "../eras/modern/tasks/options.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
@@ -123,6 +124,17 @@ export interface ServerOptions<
    * @default {10}
    */
   maxInputRounds?: number;
+  /**
+   * Tasks (revision 2026-07-28, tasks extension): where they are kept, how
+   * long, and the polling interval clients are told. Tools opt in with
+   * their `task` field.
+   */
+  tasks?: TaskOptions;
+  /**
+   * The server's clock, in ms since the epoch (tests inject one).
+   * @default {Date.now}
+   */
+  now?: () => number;
 }
 
 /** Options of `server.connect()`. */

@@ -58,6 +58,19 @@ export class InputLedger {
   missing: string | undefined;
   /** An answer that did not have the shape its ask expects. */
   malformed: { key: string; reason: string } | undefined;
+  /**
+   * Set while a task runs the handler: an unanswered ask then waits for
+   * `tasks/update` instead of ending the run (see src/eras/modern/tasks/).
+   */
+  suspend:
+    | ((
+      key: string,
+      request: InputRequest,
+      parse: (answer: unknown) => unknown,
+    ) => Promise<unknown>)
+    | undefined;
+  /** Whether the task handle was returned: asks marked `beforeTask` then wait like any other. */
+  detached = false;
   #asks = 0;
 
   constructor(answers: Map<string, unknown>) {
@@ -148,7 +161,17 @@ export class ModernContext extends ContextBase implements RequestContext {
       }
     }
     // Everything the client's model or user reads passes the redactor.
-    ledger.pending.set(key, { method: ask.method, params: this.services.outgoing(ask.params) });
+    const request = { method: ask.method, params: this.services.outgoing(ask.params) };
+    if (ledger.suspend !== undefined && (options?.beforeTask !== true || ledger.detached)) {
+      const parse = (answer: unknown): T => {
+        if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
+          throw new TypeError("the answer must be an object");
+        }
+        return ask.parse(answer as Record<string, unknown>);
+      };
+      return ledger.suspend(key, request, parse) as Promise<T>;
+    }
+    ledger.pending.set(key, request);
     const stop = Promise.reject(new InputRequiredError(key));
     // Marked handled: a handler that never awaits the ask must not crash the process.
     stop.catch(() => {});

@@ -24,6 +24,8 @@ import { inputRequiredStep, openState, type RoundTrip } from "./mrtr.ts";
 import { parseFilter, type SubscriptionHub } from "./subscriptions.ts";
 import { InputLedger, ModernContext } from "./context.ts";
 import type { StateSealer } from "./request_state.ts";
+import { acknowledgeTaskIds, taskMethods, TASKS_EXTENSION, toolCallStep } from "./tasks/methods.ts";
+import type { TaskRunner } from "./tasks/runner.ts";
 
 /** What the modern front door needs from the server. */
 export interface ModernDeps {
@@ -53,6 +55,8 @@ export interface ModernDeps {
   readonly requestStateTtlMs: number;
   /** The clock, in ms. */
   readonly now: () => number;
+  /** Runs tools as tasks (the tasks extension). */
+  readonly tasks: TaskRunner;
 }
 
 type ModernHandler = (
@@ -117,7 +121,12 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
 
   methods.set(
     "server/discover",
-    modern(() => finish(discoverResult(deps), { ttlMs: deps.listTtlMs, cacheScope: "public" })),
+    modern(() =>
+      finish(discoverResult({ ...deps, extensions: { [TASKS_EXTENSION]: {} } }), {
+        ttlMs: deps.listTtlMs,
+        cacheScope: "public",
+      })
+    ),
   );
 
   for (const list of ["tools", "resources", "prompts", "resourceTemplates"] as const) {
@@ -198,7 +207,10 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
         : undefined;
       return finish(outcome.result, hints);
     });
-  methods.set("tools/call", guarded("tool", "tools/call", (ctx) => core.callTool(ctx)));
+  methods.set(
+    "tools/call",
+    guarded("tool", "tools/call", (ctx) => toolCallStep(core, deps.tasks, ctx)),
+  );
   methods.set(
     "resources/read",
     guarded("resource", "resources/read", (ctx) => core.readResource(ctx)),
@@ -221,8 +233,12 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
     "subscriptions/listen",
     modern(async (params, request, meta) => {
       const { session, id } = request;
-      const { flags, uris } = parseFilter(params);
+      const { flags, uris, taskIds } = parseFilter(params);
       const acknowledged: Record<string, unknown> = { ...flags };
+      const followed = taskIds === undefined
+        ? undefined
+        : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
+      if (followed !== undefined) acknowledged.taskIds = followed;
       if (uris !== undefined) {
         // Each resource goes through the pipeline like any use of it: access, limits, audit.
         const allowed: string[] = [];
@@ -255,6 +271,7 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
             ...(uris === undefined
               ? {}
               : { resourceSubscriptions: acknowledged.resourceSubscriptions as string[] }),
+            ...(followed === undefined ? {} : { taskIds: followed }),
           },
           send: (method, notification) =>
             session.notify(method, { ...notification, _meta: tag }, id),
@@ -273,6 +290,18 @@ export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSe
       return finish({ _meta: tag });
     }),
   );
+
+  // The tasks extension: tasks/get, tasks/update, tasks/cancel.
+  const tasks = taskMethods({
+    core,
+    runner: deps.tasks,
+    facts,
+    finish,
+    error: (outcome, kind, name) => modernError(outcome, kind, name, deps.services.outgoing),
+  });
+  for (const [method, handler] of tasks) {
+    methods.set(method, modern(handler));
+  }
 
   return methods;
 }

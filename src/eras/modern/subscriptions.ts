@@ -15,6 +15,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  /** Tasks whose status changes are sent (`notifications/tasks`, tasks extension). */
+  taskIds?: string[];
 }
 
 /** The most resource URIs one subscription may name. */
@@ -36,6 +38,7 @@ function invalid(message: string): RpcError {
 export function parseFilter(params: JsonRpcParams): {
   flags: SubscriptionFilter;
   uris: readonly string[] | undefined;
+  taskIds: readonly string[] | undefined;
 } {
   const filter = params.notifications;
   if (!isRecord(filter)) throw invalid("notifications must be an object");
@@ -47,8 +50,19 @@ export function parseFilter(params: JsonRpcParams): {
     }
     if (value === true) flags[flag] = true;
   }
+  const taskIds = filter.taskIds;
+  if (
+    taskIds !== undefined &&
+    (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === "string"))
+  ) {
+    throw invalid("notifications.taskIds must be a list of task ids");
+  }
+  if (Array.isArray(taskIds) && taskIds.length > MAX_SUBSCRIBED_URIS) {
+    throw invalid(`notifications.taskIds names more than ${MAX_SUBSCRIBED_URIS} tasks`);
+  }
+  const tasks = taskIds === undefined ? undefined : [...new Set(taskIds as string[])];
   const uris = filter.resourceSubscriptions;
-  if (uris === undefined) return { flags, uris: undefined };
+  if (uris === undefined) return { flags, uris: undefined, taskIds: tasks };
   if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
     throw invalid("notifications.resourceSubscriptions must be a list of URIs");
   }
@@ -57,7 +71,7 @@ export function parseFilter(params: JsonRpcParams): {
       `notifications.resourceSubscriptions names more than ${MAX_SUBSCRIBED_URIS} URIs`,
     );
   }
-  return { flags, uris: [...new Set(uris)] };
+  return { flags, uris: [...new Set(uris)], taskIds: tasks };
 }
 
 /** One open subscription. */
@@ -107,6 +121,18 @@ export class SubscriptionHub {
         visible(subscription.principal)
       ) {
         subscription.send("notifications/resources/updated", { uri });
+      }
+    }
+  }
+
+  /** Sends a task's new state to the subscriptions of its principal that follow it. */
+  taskChanged(taskId: string, principal: string | null, task: Record<string, unknown>): void {
+    for (const subscription of this.#open) {
+      if (
+        subscription.filter.taskIds?.includes(taskId) === true &&
+        (subscription.principal ?? null) === principal
+      ) {
+        subscription.send("notifications/tasks", task);
       }
     }
   }

@@ -1,0 +1,28 @@
+/**
+ * Where the tasks extension (`io.modelcontextprotocol/tasks`) keeps its
+ * tasks: the `TaskStore` interface a shared store implements, and the
+ * bounded in-memory default (`createServer({ tasks: { store } })`).
+ *
+ * @example A smaller in-memory store
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { MemoryTaskStore } from "@warden/mcp/tasks";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   tasks: { store: new MemoryTaskStore({ maxTasks: 100 }) },
+ * });
+ * ```
+ *
+ * @module
+ */
+
+export {
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  TaskStoreFullError,
+} from "./src/eras/modern/tasks/store.ts";
