@@ -151,7 +151,7 @@ export function createServer(options: ServerOptions): Server {
     callerScoped: options.http?.authenticate !== undefined,
     maxInputRounds: resolved.maxInputRounds,
     requestStateTtlMs: resolved.requestStateTtlMs,
-    now: Date.now,
+    now: options.now ?? Date.now,
   });
   const tables = resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })

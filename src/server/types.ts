@@ -96,6 +96,12 @@ export interface ServerOptions extends Implementation {
    * @default {10}
    */
   maxInputRounds?: number;
+  /**
+   * The clock, in ms since the epoch, that sealed `requestState` expiries
+   * are measured by; tests pass a fake one.
+   * @default {Date.now}
+   */
+  now?: () => number;
 }
 
 /** Options of `server.connect()`. */
