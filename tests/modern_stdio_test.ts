@@ -68,7 +68,7 @@ function eraServer() {
     resourceTemplates: [{
       uriTemplate: "test://items/{id}",
       name: "items",
-      read: (ctx) => `item ${ctx.uri}`,
+      read: ({ id }) => `item ${id}`,
     }],
     prompts: [definePrompt({
       name: "greet",
