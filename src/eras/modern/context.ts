@@ -54,8 +54,8 @@ export class InputLedger {
   readonly used: Map<string, unknown> = new Map();
   /** Asks not answered yet, in the order made. */
   readonly pending: Map<string, InputRequest> = new Map();
-  /** A capability an ask needed that the request did not declare. */
-  missing: string | undefined;
+  /** Capabilities asks needed that the request did not declare, in the order asked. */
+  readonly missing: Set<string> = new Set();
   /** An answer that did not have the shape its ask expects. */
   malformed: { key: string; reason: string } | undefined;
   #asks = 0;
@@ -130,7 +130,7 @@ export class ModernContext extends ContextBase implements RequestContext {
       key = ledger.nextKey(method, options?.inputKey);
       ask = build();
     } catch (error) {
-      if (error instanceof MissingCapabilityError) ledger.missing ??= error.capability;
+      if (error instanceof MissingCapabilityError) ledger.missing.add(error.capability);
       return Promise.reject(error);
     }
     if (ledger.answers.has(key)) {

@@ -95,9 +95,15 @@ export interface RoundOptions {
   readonly now: () => number;
 }
 
-function capabilitiesFor(capability: string): Record<string, unknown> {
-  const [top = capability, sub] = capability.split(".");
-  return sub === undefined ? { [top]: {} } : { [top]: { [sub]: {} } };
+/** `["sampling", "elicitation.url"]` as `{ sampling: {}, elicitation: { url: {} } }`. */
+function capabilitiesFor(capabilities: Iterable<string>): Record<string, unknown> {
+  const required: Record<string, Record<string, unknown>> = {};
+  for (const capability of capabilities) {
+    const [top = capability, sub] = capability.split(".");
+    const entry = required[top] ??= {};
+    if (sub !== undefined) entry[sub] = {};
+  }
+  return required;
 }
 
 /**
@@ -114,12 +120,12 @@ export function inputRequiredStep(
   return async (call): Promise<CallOutcome> => {
     const outcome = await step(call);
     if (outcome.status === "cancelled") return outcome;
-    if (ledger.missing !== undefined && outcome.status !== "ok") {
+    if (ledger.missing.size > 0 && outcome.status !== "ok") {
       return {
         status: "invalid",
         error: new RpcError(
           ModernErrorCode.MissingRequiredClientCapability,
-          `Missing required client capability: ${ledger.missing}`,
+          `Missing required client capability: ${[...ledger.missing].join(", ")}`,
           { requiredCapabilities: capabilitiesFor(ledger.missing) },
         ),
       };
