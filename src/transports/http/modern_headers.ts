@@ -67,12 +67,17 @@ const SENTINEL_START = "=?base64?";
 const SENTINEL_END = "?=";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/** What a plain header value may hold (RFC 9110): visible ASCII, space and tab. */
+const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
+
 /**
  * A header value as the client meant it: `=?base64?…?=` decoded (strict
  * base64 of UTF-8), anything else taken literally; undefined when the
- * encoding is broken.
+ * encoding is broken or a plain value holds characters a header must not
+ * (anything else has to come base64-encoded).
  */
 export function decodeHeaderValue(value: string): string | undefined {
+  if (!PLAIN_VALUE.test(value)) return undefined;
   if (!value.startsWith(SENTINEL_START) || !value.endsWith(SENTINEL_END)) return value;
   if (value.length < SENTINEL_START.length + SENTINEL_END.length) return value;
   const encoded = value.slice(SENTINEL_START.length, value.length - SENTINEL_END.length);
@@ -169,7 +174,9 @@ export function checkModernHeaders(
     const nameHeader = headers.get("mcp-name")?.trim() ?? null;
     if (nameHeader === null) return mismatch("the Mcp-Name header is missing");
     const decoded = decodeHeaderValue(nameHeader);
-    if (decoded === undefined) return mismatch("Mcp-Name is not valid base64");
+    if (decoded === undefined) {
+      return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
+    }
     if (decoded !== name) {
       return mismatch(`Mcp-Name ${quoted(decoded)} does not match the body's ${nameKey}`);
     }
@@ -184,7 +191,11 @@ export function checkModernHeaders(
         continue;
       }
       const decoded = decodeHeaderValue(raw);
-      if (decoded === undefined) return mismatch(`Mcp-Param-${param.header} is not valid base64`);
+      if (decoded === undefined) {
+        return mismatch(
+          `Mcp-Param-${param.header} has characters a header must not carry, or broken base64`,
+        );
+      }
       if (!present || !sameValue(decoded, value, param.type)) {
         return mismatch(`Mcp-Param-${param.header} does not match the body's argument`);
       }
