@@ -107,6 +107,9 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
   return node;
 }
 
+/** A decimal number as JSON writes one. */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
 function sameValue(header: string, value: unknown, type: HeaderParam["type"]): boolean {
   switch (type) {
     case "string":
@@ -114,8 +117,9 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
     case "boolean":
       return typeof value === "boolean" && header === String(value);
     case "integer":
-      // Compared as numbers: "42.0" and 42 are the same value.
-      return typeof value === "number" && header.trim() !== "" && Number(header) === value;
+      // Compared as numbers ("42.0" and 42 are the same value), but only in
+      // decimal: Number() also reads "0x2A", "0b101010" and "Infinity".
+      return typeof value === "number" && DECIMAL.test(header) && Number(header) === value;
   }
 }
 
