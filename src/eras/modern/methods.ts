@@ -276,6 +276,14 @@ export const REMOVED_METHODS: ReadonlySet<string> = new Set([
   "resources/unsubscribe",
 ]);
 
+/**
+ * Notifications of the legacy era that revision 2026-07-28 removed: a
+ * modern one is ignored (the client's roots come with each request now).
+ */
+export const REMOVED_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  "notifications/roots/list_changed",
+]);
+
 /** The error for a method a modern request cannot use. */
 export function methodNotFound(method: string): RpcError {
   return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${label(method)}`);
