@@ -402,3 +402,29 @@ Deno.test("modern progress notifications carry the request's token, and none go 
   await peer.close();
   await server.close();
 });
+
+Deno.test("a modern notifications/roots/list_changed is ignored; a legacy session's still reaches listeners", async () => {
+  const server = eraServer();
+  const seen: string[] = [];
+  server.onRootsListChanged((session) => seen.push(session.client.protocolVersion));
+  const peer = await connectPeer(server, { initialize: false });
+  await peer.send(notification("notifications/roots/list_changed", { _meta: modernMeta() }));
+  await ask(peer, modernRequest(1, "tools/list"));
+  assert.deepEqual(seen, []);
+  resultOf(
+    await ask(
+      peer,
+      request(2, "initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: "c", version: "1" },
+      }),
+    ),
+  );
+  await peer.send(notification("notifications/roots/list_changed", { _meta: modernMeta() }));
+  await peer.send(notification("notifications/roots/list_changed"));
+  await ask(peer, request(3, "tools/list"));
+  assert.deepEqual(seen, ["2025-06-18"]);
+  await peer.close();
+  await server.close();
+});
