@@ -19,7 +19,7 @@ export interface RoundTrip {
   readonly answers: Map<string, unknown>;
   /** Rounds already asked (0 on a first request). */
   readonly round: number;
-  /** Whether a sealed state verified: the same call continuing. */
+  /** Whether a sealed state verified and is used for the first time: the same call continuing. */
   readonly continuation: boolean;
   /** Whether the request carries input responses or a state (its result is not cacheable). */
   readonly retried: boolean;
@@ -74,7 +74,8 @@ export async function openState(
       const state = await sealer.open(token, await binding(), now);
       for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
       round = state.round;
-      continuation = true;
+      // A replayed state is served, but pays like a new call.
+      continuation = state.firstUse;
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
       problem = error;
