@@ -357,6 +357,34 @@ Deno.test("a retry with a valid state does not take a second rate-limit token; a
   await fx.server.close();
 });
 
+Deno.test("a valid state replayed pays like a new call: one state buys one free continuation", async () => {
+  const limiter = rateLimit({
+    rules: [{
+      scope: "tool",
+      capacity: 2,
+      refillPerSecond: 0.001,
+      kinds: ["tool", "resource", "prompt"],
+    }],
+  }, { now: () => 0 });
+  const fx = fixture({}, [limiter]);
+  const peer = await connectPeer(fx.server, { principal: "alice", initialize: false });
+  for (const target of TARGETS) {
+    const { state, key } = await firstRound(peer, target); // token 1
+    const runs = fx.runs.count;
+    for (let i = 0; i < 2; i++) {
+      // The continuation (free), then a replay of it (token 2): both are served.
+      const done = resultOf(await send(peer, target, retryParams(key, state)));
+      assert.equal(done.resultType, "complete", `${target.method} use ${i}`);
+    }
+    assert.equal(fx.runs.count, runs + 2);
+    // A third use finds the bucket empty: replays are not free.
+    assert.equal(errorOf(await send(peer, target, retryParams(key, state))).code, -31002);
+    assert.equal(fx.runs.count, runs + 2);
+  }
+  await peer.close();
+  await fx.server.close();
+});
+
 Deno.test("servers sharing requestStateKey accept each other's states; other keys refuse them", async () => {
   const a = fixture({ requestStateKey: KEY_A });
   const a2 = fixture({ requestStateKey: KEY_A });
