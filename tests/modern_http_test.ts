@@ -547,6 +547,29 @@ Deno.test("an MRTR round trip over HTTP needs no session", async () => {
   await server.close();
 });
 
+Deno.test("a requestState minted for one authenticated caller is refused for another", async () => {
+  const server = modernServer({ authenticate: (request) => request.headers.get("x-user") });
+  const caps = { elicitation: {} };
+  const first = await modernPost(server, modernRequest(1, "tools/call", { name: "ask" }, caps), {
+    "x-user": "alice",
+  });
+  const round = resultOf(await jsonOf(first));
+  const [key] = Object.keys(round.inputRequests as Record<string, unknown>);
+  const retry = modernRequest(2, "tools/call", {
+    name: "ask",
+    inputResponses: { [key ?? ""]: { action: "accept", content: { name: "Eve" } } },
+    requestState: round.requestState,
+  }, caps);
+  assert.deepEqual(await refusal(await modernPost(server, retry, { "x-user": "bob" })), [
+    200,
+    -32602,
+    2,
+  ]);
+  const own = resultOf(await jsonOf(await modernPost(server, retry, { "x-user": "alice" })));
+  assert.deepEqual(own.content, [{ type: "text", text: "hi Eve" }]);
+  await server.close();
+});
+
 Deno.test("closing a modern response stream cancels its request", async () => {
   const server = modernServer();
   const body = request("w1", "tools/call", {

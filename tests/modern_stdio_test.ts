@@ -428,3 +428,28 @@ Deno.test("a modern notifications/roots/list_changed is ignored; a legacy sessio
   await peer.close();
   await server.close();
 });
+
+Deno.test("a legacy-only server treats modern _meta as nothing special: no discover, no modern envelope", async () => {
+  const server = testServer({
+    eras: ["legacy"],
+    tools: [defineTool({
+      name: "echo",
+      description: "Echoes",
+      inputSchema: { type: "object", properties: { text: { type: "string" } } },
+      handler: ({ text }) => text ?? "",
+    })],
+  });
+  const peer = await connectPeer(server, { initialize: false });
+  const discover = errorOf(await ask(peer, modernRequest(1, "server/discover")));
+  assert.ok(![-32020, -32021, -32022].includes(discover.code), String(discover.code));
+  const unknownVersion = await ask(
+    peer,
+    request(2, "tools/list", {
+      _meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" },
+    }),
+  );
+  assertLegacyResult(unknownVersion, "an unknown version is not looked at");
+  assertLegacyResult(await ask(peer, modernRequest(3, "tools/list")), "modern _meta ignored");
+  await peer.close();
+  await server.close();
+});
