@@ -278,9 +278,11 @@ export const REMOVED_METHODS: ReadonlySet<string> = new Set([
 
 /**
  * Notifications of the legacy era that revision 2026-07-28 removed: a
- * modern one is ignored (the client's roots come with each request now).
+ * modern one is ignored (there is no session to initialize, and the
+ * client's roots come with each request).
  */
 export const REMOVED_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  "notifications/initialized",
   "notifications/roots/list_changed",
 ]);
 
