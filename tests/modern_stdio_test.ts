@@ -453,3 +453,17 @@ Deno.test("a legacy-only server treats modern _meta as nothing special: no disco
   await peer.close();
   await server.close();
 });
+
+Deno.test("a modern notifications/initialized opens no session: list changes go only to subscriptions", async () => {
+  const server = eraServer();
+  const peer = await connectPeer(server, { initialize: false });
+  await peer.send(notification("notifications/initialized", { _meta: modernMeta() }));
+  await ask(peer, modernRequest(1, "tools/list"));
+  server.tool(
+    defineTool({ name: "late", description: "late", inputSchema: EMPTY, handler: () => "" }),
+  );
+  await ask(peer, modernRequest(2, "tools/list"));
+  assert.deepEqual(peer.drain("notifications/tools/list_changed"), []);
+  await peer.close();
+  await server.close();
+});
