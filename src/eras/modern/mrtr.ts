@@ -153,12 +153,19 @@ export function inputRequiredStep(
         error: invalid(`the request asked for input more than ${options.maxRounds} times`),
       };
     }
-    const requestState = await options.sealer.seal({
-      binding: await trip.binding(),
-      expires: options.now() + options.ttlMs,
-      round,
-      answers: Object.fromEntries(ledger.used),
-    });
+    let requestState: string;
+    try {
+      requestState = await options.sealer.seal({
+        binding: await trip.binding(),
+        expires: options.now() + options.ttlMs,
+        round,
+        answers: Object.fromEntries(ledger.used),
+      });
+    } catch (error) {
+      // Too many or too large answers: the client's doing, refused like any bad params.
+      if (error instanceof RpcError) return { status: "invalid", error };
+      throw error;
+    }
     return {
       status: "input_required",
       result: {

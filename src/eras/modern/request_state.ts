@@ -149,7 +149,7 @@ export class StateSealer {
   /**
    * Seals `payload`.
    *
-   * @throws {RpcError} -32603 when the sealed state would be larger than allowed
+   * @throws {RpcError} -32602 when the sealed state would be larger than allowed
    */
   async seal(payload: StatePayload): Promise<string> {
     const [current] = await this.#load();
@@ -165,9 +165,10 @@ export class StateSealer {
     bytes.set(sealed, 1 + iv.length);
     const token = `${VERSION}.${base64url(bytes)}`;
     if (token.length > this.#maxBytes) {
+      // Only the client's answers grow a state: it has to start again with shorter ones.
       throw new RpcError(
-        ErrorCode.InternalError,
-        `The answers collected for this request exceed ${this.#maxBytes} bytes`,
+        ErrorCode.InvalidParams,
+        `Invalid params: the answers collected for this request exceed ${this.#maxBytes} bytes`,
       );
     }
     return token;
