@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { definePrompt, defineTool, type RequestContext, type Server } from "../mod.ts";
-import { errorOf, isRecord, modernRequest, resultOf } from "./helpers.ts";
+import { captureLog, errorOf, isRecord, modernRequest, resultOf } from "./helpers.ts";
 import { connectPeer, EMPTY, type Message, type Peer, testServer, textOf } from "./peer.ts";
 
 const NAME_FORM = {
@@ -426,6 +426,28 @@ Deno.test("only tools/call, prompts/get and resources/read can answer input_requ
     );
     assert.equal(result.resultType, "complete", method);
   }
+  await peer.close();
+  await server.close();
+});
+
+Deno.test("answers too large to seal are -32602, not an internal error", async () => {
+  const { lines, log } = captureLog();
+  const { server } = mrtrServer({ log });
+  const peer = await connectPeer(server, { initialize: false });
+  const first = await modern(peer, "tools/call", { name: "one_by_one", arguments: { n: 2 } });
+  const [key] = Object.keys(inputRequestsOf(first));
+  const huge = { action: "accept", content: { name: "x".repeat(300_000) } };
+  const error = errorOf(
+    await modern(peer, "tools/call", {
+      name: "one_by_one",
+      arguments: { n: 2 },
+      inputResponses: { [key ?? ""]: huge },
+      requestState: resultOf(first).requestState,
+    }),
+  );
+  assert.equal(error.code, -32602);
+  assert.match(error.message, /exceed/);
+  assert.deepEqual(lines, [], "nothing for the operator: the client sent too much");
   await peer.close();
   await server.close();
 });
