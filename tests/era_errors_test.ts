@@ -211,3 +211,26 @@ Deno.test("lists are filtered by the access policy in both eras", async () => {
   }
   await server.close();
 });
+
+Deno.test("completion/complete is refused with each era's codes too", async () => {
+  const server = testServer({
+    prompts: [{
+      name: "secret",
+      description: "secret",
+      arguments: [{ name: "who", complete: () => ["x"] }],
+      get: () => "secret",
+    }],
+    guardrails: [accessPolicy({ prompts: { deny: ["secret"] } })],
+  });
+  await withPeer(server, undefined, async (peer) => {
+    const params = {
+      ref: { type: "ref/prompt", name: "secret" },
+      argument: { name: "who", value: "" },
+    };
+    for (const era of ERAS) {
+      const error = errorOf(await callIn(peer, era, "completion/complete", params));
+      assert.equal(error.code, DENIED[era], era);
+    }
+  });
+  await server.close();
+});
