@@ -9,6 +9,7 @@
  */
 
 import { isRecord } from "../../jsonrpc/messages.ts";
+import { accepts } from "./requests.ts";
 
 /** The `_meta` key that names a request's revision. */
 export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -34,6 +35,7 @@ export interface HeaderProblem {
 
 const HEADER_MISMATCH = -32020;
 const INVALID_PARAMS = -32602;
+const INVALID_REQUEST = -32600;
 
 /** Where `Mcp-Name` comes from, by method. */
 const NAME_SOURCES: Readonly<Record<string, string>> = {
@@ -125,8 +127,9 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
 
 /**
  * Checks a modern POST's headers against its body (a single JSON-RPC
- * message). Order: the required `_meta` keys (400, -32602), then the
- * version header, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020).
+ * message). Order: the required `_meta` keys (400, -32602), a listen
+ * request that cannot take a stream (406, -32600), then the version header,
+ * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020).
  */
 export function checkModernHeaders(
   request: Request,
@@ -155,6 +158,16 @@ export function checkModernHeaders(
         message: `Invalid params: _meta["${CAPABILITIES_KEY}"] is required`,
       };
     }
+  }
+  if (
+    message.method === "subscriptions/listen" && isRequest && !accepts(request, "text/event-stream")
+  ) {
+    // Its answer is a stream that stays open: as plain JSON the client would wait for nothing.
+    return {
+      status: 406,
+      code: INVALID_REQUEST,
+      message: "Not acceptable: subscriptions/listen answers with text/event-stream",
+    };
   }
   const version = headers.get("mcp-protocol-version");
   const bodyVersion = isRecord(meta) ? meta[PROTOCOL_VERSION_KEY] : undefined;
