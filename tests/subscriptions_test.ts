@@ -317,3 +317,20 @@ Deno.test("closing the HTTP response stream cancels the subscription", async () 
   assert.equal(checks.length, 1, "no subscription is left to notify");
   await within(server.close(), 2_000, "close");
 });
+
+Deno.test("subscriptions/listen over HTTP without text/event-stream in Accept is refused, not left hanging", async () => {
+  const { server } = subscriptionServer();
+  const response = await within(
+    post(server, listen(12, { toolsListChanged: true }), {
+      ...LISTEN_HEADERS,
+      accept: "application/json",
+    }),
+    2_000,
+    "an answer",
+  );
+  assert.equal(response.status, 406);
+  const body: unknown = await response.json();
+  assert.ok(isRecord(body) && isRecord(body.error));
+  assert.equal(body.id, 12);
+  await server.close();
+});
