@@ -59,21 +59,30 @@ export class InputLedger {
   /** An answer that did not have the shape its ask expects. */
   malformed: { key: string; reason: string } | undefined;
   #asks = 0;
+  readonly #keys = new Set<string>();
 
   constructor(answers: Map<string, unknown>) {
     this.answers = answers;
   }
 
-  /** The key of the next ask: the one given, or the method's short name and position. */
+  /**
+   * The key of the next ask: the one given, or the method's short name and
+   * position. Keys are unique per request: a second ask under a key would
+   * get the first one's answer.
+   */
   nextKey(method: string, given: string | undefined): string {
     this.#asks++;
     if (given !== undefined) {
       if (typeof given !== "string" || given.length === 0 || given.length > 128) {
         throw new TypeError("Invalid input key: must be a string of 1 to 128 characters");
       }
-      return given;
     }
-    return `${method.split("/")[0]}-${this.#asks}`;
+    const key = given ?? `${method.split("/")[0]}-${this.#asks}`;
+    if (this.#keys.has(key)) {
+      throw new TypeError(`Invalid input key: ${JSON.stringify(key)} is used by two asks`);
+    }
+    this.#keys.add(key);
+    return key;
   }
 }
 
