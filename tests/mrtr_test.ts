@@ -77,6 +77,18 @@ function mrtrServer(
         },
       }),
       defineTool({
+        name: "same_key",
+        description: "Asks two questions under one key (a handler bug)",
+        inputSchema: EMPTY,
+        handler: async (_args, ctx) => {
+          const [first, second] = await Promise.all([
+            ctx.elicit("First?", NAME_FORM, { inputKey: "k" }),
+            ctx.elicit("Second?", NAME_FORM, { inputKey: "k" }),
+          ]);
+          return `${first.action}/${second.action}`;
+        },
+      }),
+      defineTool({
         name: "by_url",
         description: "Sends the user to a URL",
         inputSchema: EMPTY,
@@ -448,6 +460,26 @@ Deno.test("answers too large to seal are -32602, not an internal error", async (
   assert.equal(error.code, -32602);
   assert.match(error.message, /exceed/);
   assert.deepEqual(lines, [], "nothing for the operator: the client sent too much");
+  await peer.close();
+  await server.close();
+});
+
+Deno.test("two asks under one input key are a handler error, never one answer for both", async () => {
+  const { server } = mrtrServer();
+  const peer = await connectPeer(server, { initialize: false });
+  const first = await modern(peer, "tools/call", { name: "same_key" });
+  const requests = inputRequestsOf(first);
+  assert.deepEqual(Object.keys(requests), ["k"]);
+  assert.equal((requests.k?.params as Message).message, "First?");
+  const retry = resultOf(
+    await modern(peer, "tools/call", {
+      name: "same_key",
+      inputResponses: { k: ELICITED },
+      requestState: resultOf(first).requestState,
+    }),
+  );
+  assert.equal(retry.isError, true);
+  assert.match(JSON.stringify(retry.content), /used by two asks/);
   await peer.close();
   await server.close();
 });
