@@ -446,3 +446,43 @@ Deno.test("a short requestStateKey is refused at start-up, naming the option", (
     (error: unknown) => error instanceof RangeError && /requestStateKey\[1\]/.test(error.message),
   );
 });
+
+Deno.test("a retry cannot replace an answer sealed in an earlier round", async () => {
+  const form = { type: "object", properties: { name: { type: "string" } } } as const;
+  const server = testServer({
+    tools: [defineTool({
+      name: "two_questions",
+      description: "Asks twice, one after the other",
+      inputSchema: { type: "object", properties: {} },
+      handler: async (_args, ctx) => {
+        const first = await ctx.elicit("First?", form);
+        const second = await ctx.elicit("Second?", form);
+        return [first, second].map((a) => a.action === "accept" ? a.content.name : "-").join(",");
+      },
+    })],
+  });
+  const peer = await connectPeer(server, { initialize: false });
+  const target: Target = { method: "tools/call", params: { name: "two_questions" } };
+  const round1 = await firstRound(peer, target);
+  const answer = (name: string) => ({ action: "accept", content: { name } });
+  const round2 = resultOf(
+    await send(peer, target, {
+      inputResponses: { [round1.key]: answer("approved") },
+      requestState: round1.state,
+    }),
+  );
+  const [key2] = Object.keys(round2.inputRequests as Message);
+  const done = await send(peer, target, {
+    inputResponses: { [round1.key]: answer("forged"), [key2 ?? ""]: answer("second") },
+    requestState: round2.requestState,
+  });
+  assert.deepEqual(resultOf(done).content, [{ type: "text", text: "approved,second" }]);
+  // The state is encrypted, not only signed: the sealed answer cannot be read off it.
+  assert.ok(
+    !atob(
+      String(round2.requestState).slice(3).replaceAll("-", "+").replaceAll("_", "/"),
+    ).includes("approved"),
+  );
+  await peer.close();
+  await server.close();
+});
