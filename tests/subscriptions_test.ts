@@ -334,3 +334,21 @@ Deno.test("subscriptions/listen over HTTP without text/event-stream in Accept is
   assert.equal(body.id, 12);
   await server.close();
 });
+
+Deno.test("resourcesListChanged delivers resource list changes, and only to that subscription", async () => {
+  const { server } = subscriptionServer();
+  const peer = await connectPeer(server, { initialize: false });
+  await peer.send(listen("res", { resourcesListChanged: true }));
+  await peer.send(listen("tools", { toolsListChanged: true }));
+  await nextOn(peer, "res");
+  await nextOn(peer, "tools");
+  const handle = server.resource({ uri: "test://new", name: "new", read: () => "new" });
+  handle.remove();
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await nextOn(peer, "res")).method, "notifications/resources/list_changed");
+  }
+  await barrier(peer);
+  assert.deepEqual(peer.peek((m) => subscriptionOf(m) === "tools"), []);
+  await peer.close();
+  await server.close();
+});
