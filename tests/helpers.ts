@@ -140,3 +140,29 @@ export function testContext(principal?: string): RequestContext & CallContext {
     closeStream: () => {},
   };
 }
+
+/** The revision served per request, with no session. */
+export const MODERN = "2026-07-28";
+
+/** A revision 2026-07-28 request's `_meta`: the version, `capabilities`, and any `extra` keys. */
+export function modernMeta(
+  capabilities: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "modern-test-client", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    ...extra,
+  };
+}
+
+/** A revision 2026-07-28 request: `params` plus a `_meta` declaring `capabilities`. */
+export function modernRequest(
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = {},
+) {
+  return request(id, method, { ...params, _meta: modernMeta(capabilities) });
+}

@@ -11,6 +11,7 @@ import {
   echoFixtures,
   errorOf,
   isRecord,
+  MODERN,
   request,
   resultOf,
   within,
@@ -252,4 +253,46 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
 /** Lets queued promise jobs and zero-delay timers run. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** Where `Mcp-Name` comes from, by method (revision 2026-07-28). */
+const NAME_SOURCES: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** The headers a conforming client sends for `body`. */
+export function headersFor(
+  body: { method: string; params?: Record<string, unknown> },
+): HeaderPatch {
+  const headers: HeaderPatch = { "mcp-protocol-version": MODERN, "mcp-method": body.method };
+  const key = NAME_SOURCES[body.method];
+  const name = key === undefined ? undefined : body.params?.[key];
+  if (typeof name === "string") headers["mcp-name"] = headerValue(name);
+  return headers;
+}
+
+/** A value as a client puts it in a header: plain when safe, else the base64 sentinel. */
+export function headerValue(value: string): string {
+  const safe = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) &&
+    !(value.startsWith("=?base64?") && value.endsWith("?="));
+  if (safe) return value;
+  const bytes = new TextEncoder().encode(value);
+  return `=?base64?${btoa(String.fromCharCode(...bytes))}?=`;
+}
+
+/** A modern POST with the conforming headers, patched. */
+export function modernPost(
+  server: Server,
+  body: { method: string; params?: Record<string, unknown> },
+  patch: HeaderPatch = {},
+): Promise<Response> {
+  return post(server, body, { ...headersFor(body), ...patch });
+}
+
+/** Status, JSON-RPC error code and id of an error response. */
+export async function refusal(response: Response): Promise<[number, number, unknown]> {
+  const body = await jsonOf(response);
+  return [response.status, errorOf(body).code, body.id];
 }

@@ -97,6 +97,11 @@ export class Peer {
     return this.take((message) => message.method === method, method);
   }
 
+  /** Every message that has arrived and matches, left in the inbox. */
+  peek(matches: (message: Message) => boolean = () => true): Message[] {
+    return this.#inbox.filter(matches);
+  }
+
   /** Takes every message named `method` that has arrived so far. */
   drain(method: string): Message[] {
     const taken = this.#inbox.filter((message) => message.method === method);
@@ -137,9 +142,12 @@ export class Peer {
     resultOf(await this.request("ping"));
   }
 
-  /** Ends the session and waits for the server to finish it. */
+  /** Ends the session (unless the server already did) and waits for the server to finish it. */
   async close(): Promise<void> {
-    await this.#writer.close();
+    // A server that closed first (server.close()) has closed this side's writable too.
+    await this.#writer.close().catch((error: unknown) => {
+      if (!(error instanceof TypeError)) throw error;
+    });
     await this.#done;
   }
 

@@ -356,7 +356,9 @@ function charge(
  * number of seconds, at least 1) and a message naming the item and the wait,
  * e.g. `Rate limit exceeded: tool "get_order", retry in 3 s`. The name is
  * written as in the access policy's messages: a JSON string, cut to 80
- * characters. Rate limits hide nothing from the list methods.
+ * characters. Rate limits hide nothing from the list methods. A multi
+ * round-trip retry whose sealed state verified (`context.continuation`) is
+ * not charged again: its first round paid.
  *
  * @param options The rules.
  * @param deps The store and the clock.

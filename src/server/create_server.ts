@@ -31,6 +31,9 @@ import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 
+/** The client notifications revision 2026-07-28 keeps (the rest were removed with sessions). */
+const MODERN_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/cancelled"]);
+
 /** A sealed state carries answers; beyond this size the client is asked to start over. */
 const MAX_REQUEST_STATE_BYTES = 256 * 1024;
 
@@ -237,6 +240,7 @@ export function createServer<
           log,
           legacyVersions: LEGACY_PROTOCOL_VERSIONS,
           modern: resolved.modern,
+          modernNotifications: MODERN_NOTIFICATIONS,
           headerParams: (tool) => registry.tools.get(tool)?.headers,
         }, options.http)
       );

@@ -56,6 +56,9 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   positive(options.pageSize, "pageSize", true);
   positive(options.maxInputRounds, "maxInputRounds", true);
   positive(options.requestStateTtlMs, "requestStateTtlMs", true);
+  if (options.now !== undefined && typeof options.now !== "function") {
+    throw new TypeError("Cannot create server: now must be a function returning ms");
+  }
   try {
     checkTtl(options.cache?.ttlMs, "cache.ttlMs");
     checkTtl(options.cache?.readTtlMs, "cache.readTtlMs");

@@ -10,7 +10,7 @@
 import type { MethodHandler, NotificationHandler } from "../dispatcher/dispatcher.ts";
 import type { McpSession } from "../eras/legacy/session.ts";
 import { isModernRequest } from "../eras/modern/meta.ts";
-import { methodNotFound } from "../eras/modern/methods.ts";
+import { methodNotFound, REMOVED_NOTIFICATIONS } from "../eras/modern/methods.ts";
 
 /** The tables of one era. */
 export interface EraTables {
@@ -38,7 +38,7 @@ export function routeEras(legacy: EraTables, modern: EraTables): {
   const notifications = new Map<string, NotificationHandler<McpSession>>();
   for (const name of new Set([...legacy.notifications.keys(), ...modern.notifications.keys()])) {
     const old = legacy.notifications.get(name);
-    const current = modern.notifications.get(name);
+    const current = REMOVED_NOTIFICATIONS.has(name) ? undefined : modern.notifications.get(name);
     notifications.set(name, (params, session) => {
       (isModernRequest(params) ? current : old)?.(params, session);
     });

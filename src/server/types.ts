@@ -131,7 +131,8 @@ export interface ServerOptions<
    */
   tasks?: TaskOptions;
   /**
-   * The server's clock, in ms since the epoch (tests inject one).
+   * The server's clock, in ms since the epoch: sealed `requestState`
+   * expiries and task times are measured by it; tests pass a fake one.
    * @default {Date.now}
    */
   now?: () => number;

@@ -54,8 +54,8 @@ export class InputLedger {
   readonly used: Map<string, unknown> = new Map();
   /** Asks not answered yet, in the order made. */
   readonly pending: Map<string, InputRequest> = new Map();
-  /** A capability an ask needed that the request did not declare. */
-  missing: string | undefined;
+  /** Capabilities asks needed that the request did not declare, in the order asked. */
+  readonly missing: Set<string> = new Set();
   /** An answer that did not have the shape its ask expects. */
   malformed: { key: string; reason: string } | undefined;
   /**
@@ -72,21 +72,30 @@ export class InputLedger {
   /** Whether the task handle was returned: asks marked `beforeTask` then wait like any other. */
   detached = false;
   #asks = 0;
+  readonly #keys = new Set<string>();
 
   constructor(answers: Map<string, unknown>) {
     this.answers = answers;
   }
 
-  /** The key of the next ask: the one given, or the method's short name and position. */
+  /**
+   * The key of the next ask: the one given, or the method's short name and
+   * position. Keys are unique per request: a second ask under a key would
+   * get the first one's answer.
+   */
   nextKey(method: string, given: string | undefined): string {
     this.#asks++;
     if (given !== undefined) {
       if (typeof given !== "string" || given.length === 0 || given.length > 128) {
         throw new TypeError("Invalid input key: must be a string of 1 to 128 characters");
       }
-      return given;
     }
-    return `${method.split("/")[0]}-${this.#asks}`;
+    const key = given ?? `${method.split("/")[0]}-${this.#asks}`;
+    if (this.#keys.has(key)) {
+      throw new TypeError(`Invalid input key: ${JSON.stringify(key)} is used by two asks`);
+    }
+    this.#keys.add(key);
+    return key;
   }
 }
 
@@ -143,7 +152,7 @@ export class ModernContext extends ContextBase implements RequestContext {
       key = ledger.nextKey(method, options?.inputKey);
       ask = build();
     } catch (error) {
-      if (error instanceof MissingCapabilityError) ledger.missing ??= error.capability;
+      if (error instanceof MissingCapabilityError) ledger.missing.add(error.capability);
       return Promise.reject(error);
     }
     if (ledger.answers.has(key)) {

@@ -315,6 +315,16 @@ export const REMOVED_METHODS: ReadonlySet<string> = new Set([
   "resources/unsubscribe",
 ]);
 
+/**
+ * Notifications of the legacy era that revision 2026-07-28 removed: a
+ * modern one is ignored (there is no session to initialize, and the
+ * client's roots come with each request).
+ */
+export const REMOVED_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  "notifications/initialized",
+  "notifications/roots/list_changed",
+]);
+
 /** The error for a method a modern request cannot use. */
 export function methodNotFound(method: string): RpcError {
   return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${label(method)}`);

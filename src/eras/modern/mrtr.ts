@@ -19,7 +19,7 @@ export interface RoundTrip {
   readonly answers: Map<string, unknown>;
   /** Rounds already asked (0 on a first request). */
   readonly round: number;
-  /** Whether a sealed state verified: the same call continuing. */
+  /** Whether a sealed state verified and is used for the first time: the same call continuing. */
   readonly continuation: boolean;
   /** Whether the request carries input responses or a state (its result is not cacheable). */
   readonly retried: boolean;
@@ -74,7 +74,8 @@ export async function openState(
       const state = await sealer.open(token, await binding(), now);
       for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
       round = state.round;
-      continuation = true;
+      // A replayed state is served, but pays like a new call.
+      continuation = state.firstUse;
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
       problem = error;
@@ -95,9 +96,15 @@ export interface RoundOptions {
   readonly now: () => number;
 }
 
-function capabilitiesFor(capability: string): Record<string, unknown> {
-  const [top = capability, sub] = capability.split(".");
-  return sub === undefined ? { [top]: {} } : { [top]: { [sub]: {} } };
+/** `["sampling", "elicitation.url"]` as `{ sampling: {}, elicitation: { url: {} } }`. */
+function capabilitiesFor(capabilities: Iterable<string>): Record<string, unknown> {
+  const required: Record<string, Record<string, unknown>> = {};
+  for (const capability of capabilities) {
+    const [top = capability, sub] = capability.split(".");
+    const entry = required[top] ??= {};
+    if (sub !== undefined) entry[sub] = {};
+  }
+  return required;
 }
 
 /**
@@ -114,12 +121,12 @@ export function inputRequiredStep(
   return async (call): Promise<CallOutcome> => {
     const outcome = await step(call);
     if (outcome.status === "cancelled") return outcome;
-    if (ledger.missing !== undefined && outcome.status !== "ok") {
+    if (ledger.missing.size > 0 && outcome.status !== "ok") {
       return {
         status: "invalid",
         error: new RpcError(
           ModernErrorCode.MissingRequiredClientCapability,
-          `Missing required client capability: ${ledger.missing}`,
+          `Missing required client capability: ${[...ledger.missing].join(", ")}`,
           { requiredCapabilities: capabilitiesFor(ledger.missing) },
         ),
       };
@@ -146,12 +153,19 @@ export function inputRequiredStep(
         error: invalid(`the request asked for input more than ${options.maxRounds} times`),
       };
     }
-    const requestState = await options.sealer.seal({
-      binding: await trip.binding(),
-      expires: options.now() + options.ttlMs,
-      round,
-      answers: Object.fromEntries(ledger.used),
-    });
+    let requestState: string;
+    try {
+      requestState = await options.sealer.seal({
+        binding: await trip.binding(),
+        expires: options.now() + options.ttlMs,
+        round,
+        answers: Object.fromEntries(ledger.used),
+      });
+    } catch (error) {
+      // Too many or too large answers: the client's doing, refused like any bad params.
+      if (error instanceof RpcError) return { status: "invalid", error };
+      throw error;
+    }
     return {
       status: "input_required",
       result: {

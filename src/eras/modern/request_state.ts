@@ -3,6 +3,8 @@
  * client, so it is encrypted and authenticated (AES-256-GCM, Web Crypto),
  * bound to the principal, the method, the item and its arguments, and
  * valid for a limited time. Keys rotate: the first seals, all of them open.
+ * A state opened a second time (a replay) is still served, but is flagged
+ * so that it is not taken for the same call continuing.
  *
  * @module
  */
@@ -32,6 +34,18 @@ export interface StatePayload {
   /** The answers collected in earlier rounds, by input key. */
   readonly answers: Readonly<Record<string, unknown>>;
 }
+
+/** An opened state, and whether this process has seen it opened before. */
+export interface OpenedState extends StatePayload {
+  /**
+   * True the first time this process opens the state: a replay of the same
+   * state is still served, but is not the same call continuing.
+   */
+  readonly firstUse: boolean;
+}
+
+/** How many opened states are remembered (until they expire) to tell replays. */
+const MAX_REMEMBERED = 100_000;
 
 /** The smallest secret accepted, in bytes: an AES-256 key's worth. */
 export const MIN_SECRET_BYTES = 32;
@@ -105,6 +119,8 @@ export class StateSealer {
   readonly #secrets: readonly StateSecret[];
   readonly #maxBytes: number;
   #keys: Promise<readonly Key[]> | undefined;
+  /** Nonces of the states opened so far, with their expiry. */
+  readonly #opened = new Map<string, number>();
 
   /**
    * @param secrets The keys, current first; none means one random key for this process.
@@ -133,7 +149,7 @@ export class StateSealer {
   /**
    * Seals `payload`.
    *
-   * @throws {RpcError} -32603 when the sealed state would be larger than allowed
+   * @throws {RpcError} -32602 when the sealed state would be larger than allowed
    */
   async seal(payload: StatePayload): Promise<string> {
     const [current] = await this.#load();
@@ -149,9 +165,10 @@ export class StateSealer {
     bytes.set(sealed, 1 + iv.length);
     const token = `${VERSION}.${base64url(bytes)}`;
     if (token.length > this.#maxBytes) {
+      // Only the client's answers grow a state: it has to start again with shorter ones.
       throw new RpcError(
-        ErrorCode.InternalError,
-        `The answers collected for this request exceed ${this.#maxBytes} bytes`,
+        ErrorCode.InvalidParams,
+        `Invalid params: the answers collected for this request exceed ${this.#maxBytes} bytes`,
       );
     }
     return token;
@@ -162,7 +179,7 @@ export class StateSealer {
    *
    * @throws {RpcError} -32602 when it is malformed, forged, expired or for another request
    */
-  async open(token: unknown, binding: StateBinding, now: number): Promise<StatePayload> {
+  async open(token: unknown, binding: StateBinding, now: number): Promise<OpenedState> {
     if (typeof token !== "string" || token.length > this.#maxBytes) {
       throw refuse("is not a state this server issued");
     }
@@ -197,6 +214,19 @@ export class StateSealer {
     ) {
       throw refuse("belongs to another request");
     }
-    return payload;
+    return { ...payload, firstUse: this.#firstUse(base64url(bytes.subarray(1, 13)), payload, now) };
+  }
+
+  /** Records a state's nonce; false when it was opened before (or no more can be told apart). */
+  #firstUse(nonce: string, payload: StatePayload, now: number): boolean {
+    const opened = this.#opened;
+    if (opened.has(nonce)) return false;
+    if (opened.size >= MAX_REMEMBERED) {
+      for (const [key, expires] of opened) if (expires <= now) opened.delete(key);
+      // Full of live states: treat it as a replay (the rate limiter charges it) rather than forget.
+      if (opened.size >= MAX_REMEMBERED) return false;
+    }
+    opened.set(nonce, payload.expires);
+    return true;
   }
 }

@@ -370,6 +370,14 @@ export function createHttpHandler<S extends HttpProtocolSession>(
         { status: problem.status },
       );
     }
+    if (id === null && !host.modernNotifications.has(String(value.method))) {
+      // Notifications get no reply, but over HTTP an unknown one is answered like an unknown method.
+      return Response.json({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
+      }, { status: 404 });
+    }
     const { http, release } = open(principal, false);
     http.session.protocolVersion = MODERN_WIRE;
     if (id === null) {

@@ -9,6 +9,7 @@
  */
 
 import { isRecord } from "../../jsonrpc/messages.ts";
+import { accepts } from "./requests.ts";
 
 /** The `_meta` key that names a request's revision. */
 export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -34,6 +35,7 @@ export interface HeaderProblem {
 
 const HEADER_MISMATCH = -32020;
 const INVALID_PARAMS = -32602;
+const INVALID_REQUEST = -32600;
 
 /** Where `Mcp-Name` comes from, by method. */
 const NAME_SOURCES: Readonly<Record<string, string>> = {
@@ -67,12 +69,17 @@ const SENTINEL_START = "=?base64?";
 const SENTINEL_END = "?=";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/** What a plain header value may hold (RFC 9110): visible ASCII, space and tab. */
+const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
+
 /**
  * A header value as the client meant it: `=?base64?…?=` decoded (strict
  * base64 of UTF-8), anything else taken literally; undefined when the
- * encoding is broken.
+ * encoding is broken or a plain value holds characters a header must not
+ * (anything else has to come base64-encoded).
  */
 export function decodeHeaderValue(value: string): string | undefined {
+  if (!PLAIN_VALUE.test(value)) return undefined;
   if (!value.startsWith(SENTINEL_START) || !value.endsWith(SENTINEL_END)) return value;
   if (value.length < SENTINEL_START.length + SENTINEL_END.length) return value;
   const encoded = value.slice(SENTINEL_START.length, value.length - SENTINEL_END.length);
@@ -102,6 +109,9 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
   return node;
 }
 
+/** A decimal number as JSON writes one. */
+const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
 function sameValue(header: string, value: unknown, type: HeaderParam["type"]): boolean {
   switch (type) {
     case "string":
@@ -109,17 +119,19 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
     case "boolean":
       return typeof value === "boolean" && header === String(value);
     case "integer":
-      // Compared as numbers: "42.0" and 42 are the same value.
-      return typeof value === "number" && header.trim() !== "" && Number(header) === value;
+      // Compared as numbers ("42.0" and 42 are the same value), but only in
+      // decimal: Number() also reads "0x2A", "0b101010" and "Infinity".
+      return typeof value === "number" && DECIMAL.test(header) && Number(header) === value;
   }
 }
 
 /**
  * Checks a modern POST's headers against its body (a single JSON-RPC
- * message). Order: the required `_meta` keys (400, -32602), then the
- * version header, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020).
- * A notification may omit `Mcp-Method` (required only on requests) but not
- * contradict its body with one.
+ * message). Order: the required `_meta` keys (400, -32602), a listen
+ * request that cannot take a stream (406, -32600), then the version header,
+ * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020). A notification
+ * may omit `Mcp-Method` (required only on requests) but not contradict its
+ * body with one.
  */
 export function checkModernHeaders(
   request: Request,
@@ -149,6 +161,16 @@ export function checkModernHeaders(
       };
     }
   }
+  if (
+    message.method === "subscriptions/listen" && isRequest && !accepts(request, "text/event-stream")
+  ) {
+    // Its answer is a stream that stays open: as plain JSON the client would wait for nothing.
+    return {
+      status: 406,
+      code: INVALID_REQUEST,
+      message: "Not acceptable: subscriptions/listen answers with text/event-stream",
+    };
+  }
   const version = headers.get("mcp-protocol-version");
   const bodyVersion = isRecord(meta) ? meta[PROTOCOL_VERSION_KEY] : undefined;
   if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
@@ -175,7 +197,9 @@ export function checkModernHeaders(
     const nameHeader = headers.get("mcp-name")?.trim() ?? null;
     if (nameHeader === null) return mismatch("the Mcp-Name header is missing");
     const decoded = decodeHeaderValue(nameHeader);
-    if (decoded === undefined) return mismatch("Mcp-Name is not valid base64");
+    if (decoded === undefined) {
+      return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
+    }
     if (decoded !== name) {
       return mismatch(`Mcp-Name ${quoted(decoded)} does not match the body's ${nameKey}`);
     }
@@ -190,7 +214,11 @@ export function checkModernHeaders(
         continue;
       }
       const decoded = decodeHeaderValue(raw);
-      if (decoded === undefined) return mismatch(`Mcp-Param-${param.header} is not valid base64`);
+      if (decoded === undefined) {
+        return mismatch(
+          `Mcp-Param-${param.header} has characters a header must not carry, or broken base64`,
+        );
+      }
       if (!present || !sameValue(decoded, value, param.type)) {
         return mismatch(`Mcp-Param-${param.header} does not match the body's argument`);
       }

@@ -118,6 +118,8 @@ export interface HttpHost<S extends HttpProtocolSession> {
   readonly legacyVersions: readonly string[];
   /** Whether sessionless revision 2026-07-28 requests are served at all. */
   readonly modern: boolean;
+  /** The notifications revision 2026-07-28 defines; any other is 404 over HTTP. */
+  readonly modernNotifications: ReadonlySet<string>;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
   headerParams(tool: string): readonly HeaderParam[] | undefined;
   /** Diagnostics. */
