@@ -90,6 +90,8 @@ export function testAny(emit: Emitter, rule: AnyRule, v: string, fail: string): 
     case "not":
       return emit.whenPasses(rule.schema, v, `${fail};`);
     case "if": {
+      // Without `then` and `else`, `if` only annotates.
+      if (rule.then === undefined && rule.otherwise === undefined) return "";
       const label = emit.name("l");
       const then = rule.then === undefined ? "" : emit.test(rule.then, v, fail);
       const otherwise = rule.otherwise === undefined ? "" : emit.test(rule.otherwise, v, fail);
@@ -130,6 +132,7 @@ export function reportAny(emit: Emitter, rule: AnyRule, v: string, path: Path): 
     case "not":
       return emit.whenPasses(rule.schema, v, push(path, "not", str(NOT_MESSAGE)));
     case "if": {
+      if (rule.then === undefined && rule.otherwise === undefined) return "";
       const label = emit.name("l");
       const then = rule.then === undefined ? "" : emit.report(rule.then, v, path);
       const otherwise = rule.otherwise === undefined ? "" : emit.report(rule.otherwise, v, path);

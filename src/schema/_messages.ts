@@ -101,6 +101,16 @@ export function additionalMessage(key: string): string {
   return `must NOT have additional property '${key}'`;
 }
 
+/** `unevaluatedProperties: false`. */
+export function unevaluatedMessage(key: string): string {
+  return `must NOT have unevaluated property '${key}'`;
+}
+
+/** `unevaluatedItems: false`, when evaluated items depend on the value. */
+export function unevaluatedItemMessage(index: number): string {
+  return `must NOT have unevaluated item ${index}`;
+}
+
 /** `required`. */
 export function requiredMessage(key: string): string {
   return `must have required property '${key}'`;

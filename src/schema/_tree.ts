@@ -26,6 +26,16 @@ export interface SchemaNode {
   readonly string: StringRule[];
   readonly array: ArrayRule[];
   readonly object: ObjectRule[];
+  /**
+   * `unevaluatedProperties` whose evaluated names depend on which branches
+   * of `anyOf`, `oneOf`, `if` or `dependentSchemas` pass, so they are
+   * collected at run time (`_annotations.ts`). When they can be known from
+   * the schema alone, the compiler folds the keyword into a keys rule
+   * instead and this stays `undefined`.
+   */
+  unevaluatedProperties: Schema | undefined;
+  /** `unevaluatedItems` needing run-time annotations, as for `unevaluatedProperties`. */
+  unevaluatedItems: Schema | undefined;
 }
 
 /** `$ref`: `target` is filled in once every schema is compiled (recursion). */
@@ -42,6 +52,7 @@ export type AnyRule =
   | { readonly kind: "allOf" | "anyOf" | "oneOf"; readonly schemas: readonly Schema[] }
   | { readonly kind: "not"; readonly schema: Schema }
   | {
+    /** Kept without `then` and `else` too: a passing `if` evaluates properties and items. */
     readonly kind: "if";
     readonly condition: Schema;
     readonly then: Schema | undefined;
@@ -65,6 +76,8 @@ export type StringRule =
 export type ArrayRule =
   | {
     readonly kind: "items";
+    /** `unevaluatedItems` when folded (see {@linkcode SchemaNode}): its prefix is all `true`. */
+    readonly keyword: "items" | "unevaluatedItems";
     readonly prefix: readonly Schema[];
     readonly rest: Schema | undefined;
   }
@@ -88,6 +101,12 @@ export interface PatternRule {
 /** The keywords checked in one pass over an object's keys. */
 export interface KeysRule {
   readonly kind: "keys";
+  /**
+   * Which keyword `additional` stands for: `unevaluatedProperties` when
+   * folded (see {@linkcode SchemaNode}), with the evaluated names and
+   * patterns as `true` schemas.
+   */
+  readonly keyword: "additionalProperties" | "unevaluatedProperties";
   readonly properties: readonly (readonly [string, Schema])[];
   readonly required: readonly string[];
   readonly patterns: readonly PatternRule[];
@@ -107,12 +126,28 @@ export type ObjectRule =
 
 /** A schema with no rules yet, to be filled by the compiler. */
 export function emptyNode(): SchemaNode {
-  return { types: undefined, any: [], number: [], string: [], array: [], object: [] };
+  return {
+    types: undefined,
+    any: [],
+    number: [],
+    string: [],
+    array: [],
+    object: [],
+    unevaluatedProperties: undefined,
+    unevaluatedItems: undefined,
+  };
 }
 
 /** Whether a schema accepts every value (`true`, `{}`, annotations only). */
 export function acceptsAll(schema: Schema): boolean {
   if (typeof schema === "boolean") return schema;
   return schema.types === undefined && schema.any.length === 0 && schema.number.length === 0 &&
-    schema.string.length === 0 && schema.array.length === 0 && schema.object.length === 0;
+    schema.string.length === 0 && schema.array.length === 0 && schema.object.length === 0 &&
+    !needsAnnotations(schema);
+}
+
+/** Whether a schema has `unevaluated*` keywords that collect annotations at run time. */
+export function needsAnnotations(schema: Schema): boolean {
+  return typeof schema !== "boolean" &&
+    (schema.unevaluatedProperties !== undefined || schema.unevaluatedItems !== undefined);
 }

@@ -72,6 +72,43 @@ export interface CompileOptions {
    * @default {true}
    */
   codegen?: boolean;
+  /**
+   * Schema documents that `$ref`, `$dynamicRef` and `$schema` may name, by
+   * absolute URI (`https://example.com/address.json`). Nothing is ever
+   * fetched: a reference to a URI that is neither given here, nor an `$id`
+   * inside a given document, nor a bundled 2020-12 meta-schema is refused.
+   *
+   * @default {{}}
+   */
+  schemas?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * The most schema objects a compilation may walk or build, counting the
+   * root, the documents it reaches and each compiled copy a `$dynamicRef`
+   * scope makes. More throws a `RangeError`.
+   *
+   * @default {10000}
+   */
+  maxSchemaNodes?: number;
+  /**
+   * The deepest subschemas may nest in any document. Deeper throws a
+   * `RangeError`.
+   *
+   * @default {64}
+   */
+  maxSchemaDepth?: number;
+}
+
+/** The default of {@linkcode CompileOptions.maxSchemaNodes}. */
+const MAX_SCHEMA_NODES = 10_000;
+/** The default of {@linkcode CompileOptions.maxSchemaDepth}. */
+const MAX_SCHEMA_DEPTH = 64;
+
+function limit(value: number | undefined, fallback: number, name: string, label: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${label}: ${name} must be a positive integer, not ${value}`);
+  }
+  return value;
 }
 
 const VALID: readonly SchemaViolation[] = Object.freeze([]);
@@ -140,7 +177,13 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * ```
  */
 export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): Validator {
-  const root = new SchemaCompiler(schema, options.label ?? "Cannot compile schema").compileRoot();
+  const label = options.label ?? "Cannot compile schema";
+  const root = new SchemaCompiler(schema, {
+    label,
+    schemas: options.schemas ?? {},
+    maxNodes: limit(options.maxSchemaNodes, MAX_SCHEMA_NODES, "maxSchemaNodes", label),
+    maxDepth: limit(options.maxSchemaDepth, MAX_SCHEMA_DEPTH, "maxSchemaDepth", label),
+  }).compileRoot();
   const generated = options.codegen === false ? undefined : generateValidator(root, VALID);
   if (generated !== undefined) return generated;
   const { test, report } = buildClosures(root);
