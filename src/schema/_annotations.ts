@@ -39,7 +39,8 @@ export function freshAnnotations(): Annotations {
   return { props: new Set(), allProps: false, items: 0, contained: new Set() };
 }
 
-function merge(into: Annotations, from: Annotations): void {
+/** Adds what `from` evaluated to `into`. */
+export function mergeAnnotations(into: Annotations, from: Annotations): void {
   for (const key of from.props) into.props.add(key);
   for (const index of from.contained) into.contained.add(index);
   if (from.allProps) into.allProps = true;
@@ -62,6 +63,8 @@ export interface AnnotationHost {
   collect(schema: Schema): Collect;
   /** The closures of a schema without its in-place applicators and `contains`. */
   base(schema: SchemaNode): Node;
+  /** Runs `run` as part of one validation (collector results are shared within it). */
+  session<T>(run: () => T): T;
 }
 
 /** One step of a collector, for one keyword. */
@@ -92,7 +95,7 @@ export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Eva
     return (value, into, strict) => {
       if (strict) return collect(value, into, true);
       const found = freshAnnotations();
-      if (collect(value, found, true)) merge(into, found);
+      if (collect(value, found, true)) mergeAnnotations(into, found);
       return true;
     };
   };
@@ -105,7 +108,7 @@ export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Eva
         const found = freshAnnotations();
         if (!collect(value, found, true)) continue;
         passed++;
-        merge(into, found);
+        mergeAnnotations(into, found);
       }
       return passed;
     };
@@ -135,7 +138,7 @@ export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Eva
         steps.push((value, into, strict) => {
           const found = freshAnnotations();
           if (condition(value, found, true)) {
-            merge(into, found);
+            mergeAnnotations(into, found);
             return then === undefined || then(value, into, strict);
           }
           return otherwise === undefined || otherwise(value, into, strict);
@@ -218,7 +221,7 @@ export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Eva
         own.items = Infinity;
       }
     }
-    merge(into, own);
+    mergeAnnotations(into, own);
     return true;
   };
 }
@@ -251,11 +254,12 @@ export function unevaluatedChecks(
   host: AnnotationHost,
 ): { object?: Check<JsonObject>; array?: Check<readonly unknown[]> } {
   const collect = host.collect(schema);
-  const gather = (value: unknown): Annotations => {
-    const found = freshAnnotations();
-    collect(value, found, false);
-    return found;
-  };
+  const gather = (value: unknown): Annotations =>
+    host.session(() => {
+      const found = freshAnnotations();
+      collect(value, found, false);
+      return found;
+    });
   const checks: { object?: Check<JsonObject>; array?: Check<readonly unknown[]> } = {};
   if (schema.unevaluatedProperties !== undefined) {
     const rejectsAll = schema.unevaluatedProperties === false;

@@ -9,10 +9,12 @@
 
 import {
   type AnnotationHost,
+  type Annotations,
   buildCollect,
   type Collect,
   Evaluates,
   freshAnnotations,
+  mergeAnnotations,
   unevaluatedChecks,
 } from "./_annotations.ts";
 import {
@@ -55,6 +57,9 @@ export class ClosureBuilder implements AnnotationHost {
   readonly #evaluates = new Evaluates();
   /** `$ref` targets, bound once every node is built (so recursion terminates). */
   readonly #pending: [Node, Schema | undefined][] = [];
+  /** Collector results by value, then schema, for the current session (see `session`). */
+  readonly #memo = new Map<unknown, Map<SchemaNode, Annotations | null>>();
+  #sessions = 0;
   /** Collectors named but not built yet. */
   readonly #unbuilt: [SchemaNode, { collect: Collect }][] = [];
 
@@ -74,7 +79,7 @@ export class ClosureBuilder implements AnnotationHost {
         if (extra.array !== undefined) groups.array.push(extra.array);
         fillNode(found, groups);
         const collect = this.collect(schema);
-        found.test = (value) => collect(value, freshAnnotations(), true);
+        found.test = (value) => this.session(() => collect(value, freshAnnotations(), true));
       } else {
         fillNode(found, this.#groups(schema, false));
       }
@@ -103,11 +108,43 @@ export class ClosureBuilder implements AnnotationHost {
         // Collectors of recursive schemas refer to each other: each is built after it is named.
         const holder: { collect: Collect } = { collect: unresolved };
         this.#unbuilt.push([schema, holder]);
-        found = (value, into, strict) => holder.collect(value, into, strict);
+        const memo = this.#memo;
+        found = (value, into, strict) => {
+          if (!strict) return holder.collect(value, into, false);
+          // Once per schema and value in a session: shared subschemas stay linear.
+          let results = memo.get(value);
+          if (results === undefined) {
+            results = new Map();
+            memo.set(value, results);
+          }
+          let result = results.get(schema);
+          if (result === undefined) {
+            const found = freshAnnotations();
+            result = holder.collect(value, found, true) ? found : null;
+            results.set(schema, result);
+          }
+          if (result === null) return false;
+          mergeAnnotations(into, result);
+          return true;
+        };
       }
       this.#collects.set(schema, found);
     }
     return found;
+  }
+
+  /**
+   * Runs `run` as (part of) one validation: collector results are
+   * remembered by schema and value until the outermost session ends, so a
+   * subschema shared by several branches is evaluated once per value.
+   */
+  session<T>(run: () => T): T {
+    this.#sessions++;
+    try {
+      return run();
+    } finally {
+      if (--this.#sessions === 0) this.#memo.clear();
+    }
   }
 
   /** Builds the collectors named so far and binds every `$ref`, until nothing is left. */
