@@ -43,7 +43,7 @@ function nestedAnyOf(depth: number, keyword: "anyOf" | "oneOf"): JsonSchema {
 }
 
 Deno.test("compileSchema() evaluates nested anyOf/oneOf under unevaluatedProperties a bounded number of times", () => {
-  const depth = 30; // 2^30 reads would never finish
+  const depth = 20; // evaluating each branch again would read the property millions of times
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const schema = nestedAnyOf(depth, keyword);
     for (const [backend, options] of BACKENDS) {
