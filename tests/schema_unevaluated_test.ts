@@ -12,7 +12,10 @@ function parsed(json: string): JsonSchema {
 }
 
 /** An object whose property `key` counts how often a validator reads it. */
-function counting(key: string, value: unknown): { object: Record<string, unknown>; reads(): number } {
+function counting(
+  key: string,
+  value: unknown,
+): { object: Record<string, unknown>; reads(): number } {
   let reads = 0;
   const object: Record<string, unknown> = {};
   Object.defineProperty(object, key, {

@@ -204,7 +204,7 @@ export class SchemaCompiler implements ReaderHost {
         `${this.#label}: the schema compiles to more than ${this.#maxNodes} subschemas (maxSchemaNodes) at ${at}`,
       );
     }
-    if (this.#depth >= this.#maxDepth) {
+    if (this.#depth > this.#maxDepth) {
       throw new RangeError(
         `${this.#label}: schemas nest deeper than the limit of ${this.#maxDepth} (maxSchemaDepth) at ${at}`,
       );
