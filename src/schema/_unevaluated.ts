@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { PatternRule, Schema, SchemaNode } from "./_tree.ts";
+import type { KeysRule, PatternRule, Schema, SchemaNode } from "./_tree.ts";
 
 /** Property annotations known from the schema alone. */
 interface StaticProperties {
@@ -126,15 +126,32 @@ export function foldUnevaluated(nodes: readonly SchemaNode[]): void {
         folds.push(() => {
           node.unevaluatedProperties = undefined;
           if (found.all) return;
-          node.object.push({
+          // Merged into the node's own keys rule (one pass over the keys), names and
+          // patterns from elsewhere joining as `true` schemas.
+          const index = node.object.findIndex((rule) => rule.kind === "keys");
+          const own = node.object[index];
+          const base = own?.kind === "keys" ? own : undefined;
+          const declared = new Set(base?.properties.map(([name]) => name));
+          const ownPatterns = new Set(base?.patterns);
+          const merged: KeysRule = {
             kind: "keys",
             keyword: "unevaluatedProperties",
-            properties: [...found.names].map((name) => [name, true] as const),
-            required: [],
-            patterns: found.patterns.map((pattern) => ({ ...pattern, schema: true })),
+            properties: [
+              ...(base?.properties ?? []),
+              ...[...found.names].filter((name) => !declared.has(name))
+                .map((name) => [name, true] as const),
+            ],
+            required: base?.required ?? [],
+            patterns: [
+              ...(base?.patterns ?? []),
+              ...found.patterns.filter((pattern) => !ownPatterns.has(pattern))
+                .map((pattern) => ({ ...pattern, schema: true })),
+            ],
             additional: properties,
-            names: undefined,
-          });
+            names: base?.names,
+          };
+          if (base === undefined) node.object.push(merged);
+          else node.object[index] = merged;
         });
       }
     }
