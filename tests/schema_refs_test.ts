@@ -195,3 +195,26 @@ Deno.test("compileSchema() bounds the copies $dynamicRef scopes make", () => {
       /the schema compiles to more than 10000 subschemas \(maxSchemaNodes\)/.test(error.message),
   );
 });
+
+Deno.test("compileSchema() never runs a pattern on a string longer than maxLength", () => {
+  const realTest = RegExp.prototype.test;
+  let runs = 0;
+  RegExp.prototype.test = function (this: RegExp, text: string): boolean {
+    runs++;
+    return realTest.call(this, text);
+  };
+  try {
+    for (const [backend, options] of BACKENDS) {
+      // Nested quantifiers backtrack exponentially on a's followed by a b.
+      const validate = compileSchema({ type: "string", maxLength: 30, pattern: "^(a+)+$" }, options);
+      runs = 0;
+      const long = validate(`${"a".repeat(200)}b`);
+      assert.deepEqual(long.map((v) => v.keyword), ["maxLength"], backend);
+      assert.equal(runs, 0, backend);
+      assert.deepEqual(validate("aab").map((v) => v.keyword), ["pattern"], backend);
+      assert.ok(runs > 0, backend);
+    }
+  } finally {
+    RegExp.prototype.test = realTest;
+  }
+});

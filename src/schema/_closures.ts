@@ -271,7 +271,7 @@ export class ClosureBuilder implements AnnotationHost {
           case "maxLength":
             return keywords.maxLengthCheck(rule.limit);
           case "pattern":
-            return keywords.patternCheck(rule.source, rule.regex);
+            return keywords.patternCheck(rule.source, rule.regex, rule.maxLength);
         }
       }),
       array: array.map((rule) => this.#arrayCheck(rule)).filter((check) => check !== undefined),

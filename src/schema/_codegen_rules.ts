@@ -220,8 +220,13 @@ export function stringFails(rule: StringRule, v: string, emit: Emitter): string 
       return `(${v}.length < ${num(2 * rule.limit - 1)} && cpl(${v}) < ${num(rule.limit)})`;
     case "maxLength":
       return `(${v}.length > ${num(rule.limit)} && cpl(${v}) > ${num(rule.limit)})`;
-    case "pattern":
-      return `!${emit.constant(rule.regex)}.test(${v})`;
+    case "pattern": {
+      const fails = `!${emit.constant(rule.regex)}.test(${v})`;
+      if (rule.maxLength === undefined) return fails;
+      // A string over maxLength already fails that: it is never matched.
+      const limit = num(rule.maxLength);
+      return `((${v}.length <= ${limit} || cpl(${v}) <= ${limit}) && ${fails})`;
+    }
   }
 }
 

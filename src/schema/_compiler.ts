@@ -300,7 +300,8 @@ export class SchemaCompiler implements ReaderHost {
     if (maxLength !== undefined) node.string.push({ kind: "maxLength", limit: maxLength });
     const pattern = read.string("pattern");
     if (pattern !== undefined) {
-      node.string.push({ kind: "pattern", source: pattern, regex: read.regex("pattern", pattern) });
+      const regex = read.regex("pattern", pattern);
+      node.string.push({ kind: "pattern", source: pattern, regex, maxLength });
     }
     this.#arrayRules(read);
     this.#objectRules(read);

@@ -192,7 +192,20 @@ export function maxLengthCheck(limit: number): Check<string> {
   );
 }
 
-/** `pattern`: the regular expression must match somewhere in the string. */
-export function patternCheck(source: string, pattern: RegExp): Check<string> {
-  return leaf("pattern", patternMessage(source), (text) => pattern.test(text));
+/**
+ * `pattern`: the regular expression must match somewhere in the string. A
+ * string longer than `maxLength` (which fails that) is not matched.
+ */
+export function patternCheck(
+  source: string,
+  pattern: RegExp,
+  maxLength: number | undefined,
+): Check<string> {
+  const message = patternMessage(source);
+  if (maxLength === undefined) return leaf("pattern", message, (text) => pattern.test(text));
+  return leaf(
+    "pattern",
+    message,
+    (text) => (text.length > maxLength && codePointLength(text) > maxLength) || pattern.test(text),
+  );
 }

@@ -70,7 +70,16 @@ export type NumberRule =
 /** Rules for strings; lengths count code points. */
 export type StringRule =
   | { readonly kind: "minLength" | "maxLength"; readonly limit: number }
-  | { readonly kind: "pattern"; readonly source: string; readonly regex: RegExp };
+  | {
+    readonly kind: "pattern";
+    readonly source: string;
+    readonly regex: RegExp;
+    /**
+     * The schema's `maxLength`, if any: a longer string is never matched
+     * (it already fails), so a hostile pattern cannot be run on it.
+     */
+    readonly maxLength: number | undefined;
+  };
 
 /** Rules for arrays. */
 export type ArrayRule =
