@@ -114,19 +114,27 @@ function limit(value: number | undefined, fallback: number, name: string, label:
 const VALID: readonly SchemaViolation[] = Object.freeze([]);
 
 /**
- * Compiles a JSON Schema (draft 2020-12 subset) into a {@linkcode Validator}.
+ * Compiles a JSON Schema (draft 2020-12) into a {@linkcode Validator}.
  *
- * Supported: `type`, `enum`, `const`, `properties`, `required`,
- * `additionalProperties`, `patternProperties`, `propertyNames`,
- * `min`/`maxProperties`, `dependentRequired`, `dependentSchemas`, `items`,
- * `prefixItems`, `contains`, `min`/`maxContains`, `min`/`maxItems`,
- * `uniqueItems`, the number and string bounds (`minLength` and `maxLength`
- * count code points), `pattern` (ECMAScript with the `u` flag), `allOf`,
- * `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, local `$ref` (`#`,
- * `#/json/pointer`, `#anchor`), and `true`/`false` schemas. Annotations
- * (`description`, `format` and the like) and `x-` keys are ignored;
- * `format` is not asserted. `integer` is any number without a fractional
- * part, so `1.0` is one.
+ * Every keyword of the core, applicator, unevaluated, validation,
+ * meta-data, format-annotation and content vocabularies is supported:
+ * `$ref` and `$dynamicRef` (JSON pointers, `$anchor`s, `$dynamicAnchor`s,
+ * relative and URN references, `$id` anywhere), `unevaluatedProperties`
+ * and `unevaluatedItems` (with annotations from every in-place applicator),
+ * and `$vocabulary` (a meta-schema given in `schemas` can turn vocabularies
+ * off; one that requires an unknown vocabulary is refused). `minLength` and
+ * `maxLength` count code points; `pattern` is ECMAScript with the `u` flag;
+ * `integer` is any number without a fractional part, so `1.0` is one.
+ * `format`, `content*` and the meta-data keywords are annotations, never
+ * asserted. `x-` keys are ignored; any other unknown key is refused, so a
+ * misspelt keyword never leaves a value unvalidated.
+ *
+ * References resolve within the schema, to the documents in `schemas`, and
+ * to the bundled 2020-12 meta-schemas; nothing is ever fetched. Schemas are
+ * bounded at registration (`maxSchemaNodes`, `maxSchemaDepth`), and each
+ * subschema is evaluated a bounded number of times per value while
+ * `unevaluated*` annotations are collected, so nested `anyOf`/`oneOf` never
+ * cost exponential time there.
  *
  * The schema is compiled once into JavaScript source and built with
  * `new Function`; nothing from the schema reaches that source except as JSON
@@ -138,12 +146,16 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * `#/properties/a`.
  *
  * @param schema The schema literal.
- * @param options A label for error messages, and whether to generate code.
+ * @param options A label for error messages, whether to generate code, the
+ * documents references may name, and the registration limits.
  * @returns A validator that reuses the compiled checks on every call.
  * @throws {TypeError} For any keyword it does not support (so nothing is
  * silently left unvalidated), a malformed keyword value, an invalid regular
- * expression, a `$ref` that is remote or points at nothing, or a `$ref` loop
- * that never moves into the value.
+ * expression, a reference to a document not given or to nothing in one, a
+ * `$ref` loop that never moves into the value, or a dialect requiring an
+ * unknown vocabulary.
+ * @throws {RangeError} For a schema beyond `maxSchemaNodes` or
+ * `maxSchemaDepth`, naming the limit.
  *
  * @example Validating tool arguments
  * ```ts
@@ -160,6 +172,27 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * deepEqual(validate({ order_id: "17", note: 1 }), [
  *   { path: "$.order_id", keyword: "pattern", message: 'must match pattern "^ORD-[0-9]+$"' },
  *   { path: "$", keyword: "additionalProperties", message: "must NOT have additional property 'note'" },
+ * ]);
+ * ```
+ *
+ * @example A reference to a document given in `schemas`
+ * ```ts
+ * import { compileSchema } from "@warden/mcp";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const validate = compileSchema({
+ *   $id: "https://example.com/order.json",
+ *   properties: { ship_to: { $ref: "address.json" } },
+ *   unevaluatedProperties: false,
+ * }, {
+ *   schemas: {
+ *     "https://example.com/address.json": { required: ["city"] },
+ *   },
+ * });
+ * deepEqual(validate({ ship_to: { city: "Oslo" } }), []);
+ * deepEqual(validate({ ship_to: {}, note: 1 }).map((v) => v.keyword), [
+ *   "required",
+ *   "unevaluatedProperties",
  * ]);
  * ```
  *
