@@ -206,7 +206,10 @@ Deno.test("compileSchema() never runs a pattern on a string longer than maxLengt
   try {
     for (const [backend, options] of BACKENDS) {
       // Nested quantifiers backtrack exponentially on a's followed by a b.
-      const validate = compileSchema({ type: "string", maxLength: 30, pattern: "^(a+)+$" }, options);
+      const validate = compileSchema(
+        { type: "string", maxLength: 30, pattern: "^(a+)+$" },
+        options,
+      );
       runs = 0;
       const long = validate(`${"a".repeat(200)}b`);
       assert.deepEqual(long.map((v) => v.keyword), ["maxLength"], backend);
