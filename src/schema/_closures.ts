@@ -60,6 +60,8 @@ export class ClosureBuilder implements AnnotationHost {
   /** Collector results by value, then schema, for the current session (see `session`). */
   readonly #memo = new Map<unknown, Map<SchemaNode, Annotations | null>>();
   #sessions = 0;
+  /** The maps of nodes that remember their results (`SchemaNode.memo`). */
+  readonly #remembered: Map<unknown, unknown>[] = [];
   /** Collectors named but not built yet. */
   readonly #unbuilt: [SchemaNode, { collect: Collect }][] = [];
 
@@ -83,8 +85,43 @@ export class ClosureBuilder implements AnnotationHost {
       } else {
         fillNode(found, this.#groups(schema, false));
       }
+      if (schema.memo) this.#remember(found);
     }
     return found;
+  }
+
+  /** Whether validating must run in a session (see `session`). */
+  get usesSessions(): boolean {
+    return this.#remembered.length > 0 || this.#collects.size > 0;
+  }
+
+  /**
+   * Makes a node remember its verdicts by value, and report each value at
+   * each path once, until the session ends (see `SchemaNode.memo`).
+   */
+  #remember(node: Node): void {
+    const { test, report } = node;
+    const verdicts = new Map<unknown, boolean>();
+    const reported = new Map<unknown, Set<string>>();
+    this.#remembered.push(verdicts, reported);
+    node.test = (value) => {
+      let verdict = verdicts.get(value);
+      if (verdict === undefined) {
+        verdict = test(value);
+        verdicts.set(value, verdict);
+      }
+      return verdict;
+    };
+    node.report = (value, path, out) => {
+      let paths = reported.get(value);
+      if (paths === undefined) {
+        paths = new Set();
+        reported.set(value, paths);
+      }
+      if (paths.has(path)) return;
+      paths.add(path);
+      report(value, path, out);
+    };
   }
 
   /** The closures of `schema` without in-place applicators and `contains`. */
@@ -139,12 +176,24 @@ export class ClosureBuilder implements AnnotationHost {
    * subschema shared by several branches is evaluated once per value.
    */
   session<T>(run: () => T): T {
-    this.#sessions++;
+    this.enter();
     try {
       return run();
     } finally {
-      if (--this.#sessions === 0) this.#memo.clear();
+      this.exit();
     }
+  }
+
+  /** Opens a session (see `session`); every `enter` needs its `exit`. */
+  enter(): void {
+    this.#sessions++;
+  }
+
+  /** Closes a session; the outermost forgets what it remembered. */
+  exit(): void {
+    if (--this.#sessions > 0) return;
+    this.#memo.clear();
+    for (const map of this.#remembered) map.clear();
   }
 
   /** Builds the collectors named so far and binds every `$ref`, until nothing is left. */
@@ -280,10 +329,17 @@ export class ClosureBuilder implements AnnotationHost {
   }
 }
 
-/** Builds the closures of `root` and of every schema it reaches. */
+/**
+ * Builds the closures of `root` and of every schema it reaches, as a node
+ * whose test and report each run as one session where needed.
+ */
 export function buildClosures(root: Schema): Node {
   const builder = new ClosureBuilder();
   const node = builder.node(root);
   builder.finish();
-  return node;
+  if (!builder.usesSessions) return node;
+  return {
+    test: (value) => builder.session(() => node.test(value)),
+    report: (value, path, out) => builder.session(() => node.report(value, path, out)),
+  };
 }

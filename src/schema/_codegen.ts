@@ -168,30 +168,58 @@ class CodeGenerator implements Emitter {
       : this.test(root, "v", `break ${valid}`);
     const report = inline ? this.#reportNode(root, "v", top) : this.report(root, "v", top);
     let functions = "";
+    const maps: string[] = [];
     for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
       const [schema, kind] = next;
       const id = this.#functions.get(schema);
       // Functions of schemas that are not shared serve only objects that are
       // not plain; calling their subschemas keeps code linear in the depth.
       this.#calling = typeof schema !== "boolean" && !this.#shared.has(schema);
+      const memo = typeof schema !== "boolean" && schema.memo;
       if (kind === "t") {
         const body = typeof schema === "boolean"
           ? this.test(schema, "v", "return false")
           : this.#testNode(schema, "v", "return false");
-        functions += `function t${id}(v) { ${body} return true; }\n`;
+        if (memo) {
+          // Verdicts remembered by value for the rest of the validation (`SchemaNode.memo`).
+          const map = `m${id}`;
+          maps.push(map);
+          functions += `const ${map} = new Map(); function t${id}(v) { let x = ${map}.get(v); ` +
+            `if (x === undefined) { x = u${id}(v); ${map}.set(v, x); } return x; }\n` +
+            `function u${id}(v) { ${body} return true; }\n`;
+        } else {
+          functions += `function t${id}(v) { ${body} return true; }\n`;
+        }
       } else {
         const body = typeof schema === "boolean"
           ? this.report(schema, "v", Path.of("p"))
           : this.#reportNode(schema, "v", Path.of("p"));
-        functions += `function r${id}(v, p, e) { ${body} return e; }\n`;
+        // Reported once per value and path for the rest of the validation.
+        const map = `n${id}`;
+        if (memo) maps.push(map);
+        const once = memo
+          ? `let s = ${map}.get(v); if (s === undefined) { s = new Set(); ${map}.set(v, s); } ` +
+            `if (s.has(p)) return e; s.add(p); `
+          : "";
+        functions += `${
+          memo ? `const ${map} = new Map(); ` : ""
+        }function r${id}(v, p, e) { ${once}${body} return e; }\n`;
       }
     }
+    const sessions = maps.length > 0 || this.closures.usesSessions;
+    const session = sessions ? this.constant(this.closures) : "";
     const constants = this.constants.map((_, i) => `const c${i} = c[${i}];`).join(" ");
     // A check whose report disagreed with its test must not turn a failure into a pass.
     const fallback = push(top, "schema", str(SCHEMA_MESSAGE));
-    return `${PRELUDE}${constants}\n${functions}return function validate(v) { ` +
-      `${valid}: { ${test} return VALID; } let e = null; ${report} ` +
-      `if (e === null) ${fallback} return e; };`;
+    const body = `${valid}: { ${test} return VALID; } let e = null; ${report} ` +
+      `if (e === null) ${fallback} return e;`;
+    if (!sessions) {
+      return `${PRELUDE}${constants}\n${functions}return function validate(v) { ${body} };`;
+    }
+    // One session per validation: what was remembered is forgotten after it.
+    return `${PRELUDE}${constants}\n${functions}function check(v) { ${body} }\n` +
+      `return function validate(v) { ${session}.enter(); try { return check(v); } finally { ` +
+      `${maps.map((map) => `${map}.clear();`).join(" ")} ${session}.exit(); } };`;
   }
 
   name(prefix: string): string {
@@ -269,7 +297,7 @@ class CodeGenerator implements Emitter {
     const visit = (schema: Schema | undefined, viaRef = false): void => {
       // Schemas that collect annotations run as closures: nothing below them is generated.
       if (schema === undefined || typeof schema === "boolean" || needsAnnotations(schema)) return;
-      if (viaRef || seen.has(schema)) this.#shared.add(schema);
+      if (viaRef || seen.has(schema) || schema.memo) this.#shared.add(schema);
       if (seen.has(schema)) return;
       seen.add(schema);
       for (const rule of schema.any) {

@@ -145,6 +145,7 @@ export class SchemaCompiler implements ReaderHost {
       this.#resolve(next);
     }
     this.#rejectLoops();
+    this.#markShared();
     foldUnevaluated(this.#all);
     return root;
   }
@@ -459,6 +460,58 @@ export class SchemaCompiler implements ReaderHost {
       location += `/${pointerToken(key)}`;
     }
     return [value, location];
+  }
+
+  /**
+   * Marks the schemas reachable from some schema along two paths of in-place
+   * applicators (see `SchemaNode.memo`): from each node with two or more
+   * in-place edges, counts paths (up to 2) in topological order. Past a
+   * budget of steps, every schema with two in-place parents is marked
+   * instead, which covers them all.
+   */
+  #markShared(): void {
+    const edges = this.#sameValue;
+    let budget = 1_000_000;
+    const marked = new Set<Schema>();
+    for (const [fork, targets] of edges) {
+      if (targets.length < 2) continue;
+      // Reverse postorder of what the fork reaches, without recursion.
+      const order: Schema[] = [];
+      const seen = new Set<Schema>([fork]);
+      const stack: [Schema, number][] = [[fork, 0]];
+      while (stack.length > 0 && budget > 0) {
+        const top = stack[stack.length - 1]!;
+        const children = edges.get(top[0]) ?? [];
+        const child = children[top[1]++];
+        budget--;
+        if (child === undefined) {
+          stack.pop();
+          order.push(top[0]);
+        } else if (!seen.has(child)) {
+          seen.add(child);
+          stack.push([child, 0]);
+        }
+      }
+      if (budget <= 0) {
+        const parents = new Map<Schema, number>();
+        for (const list of edges.values()) {
+          for (const node of list) parents.set(node, (parents.get(node) ?? 0) + 1);
+        }
+        for (const [node, count] of parents) if (count >= 2) marked.add(node);
+        break;
+      }
+      const paths = new Map<Schema, number>([[fork, 1]]);
+      for (let i = order.length - 1; i >= 0; i--) {
+        const node = order[i]!;
+        const count = paths.get(node) ?? 0;
+        for (const child of edges.get(node) ?? []) {
+          const next = Math.min(2, (paths.get(child) ?? 0) + count);
+          paths.set(child, next);
+          if (next >= 2) marked.add(child);
+        }
+      }
+    }
+    for (const node of marked) if (typeof node !== "boolean") node.memo = true;
   }
 
   /** Refuses a cycle of `$ref`s and applicators that never moves into the value. */

@@ -36,6 +36,14 @@ export interface SchemaNode {
   unevaluatedProperties: Schema | undefined;
   /** `unevaluatedItems` needing run-time annotations, as for `unevaluatedProperties`. */
   unevaluatedItems: Schema | undefined;
+  /**
+   * Whether the schema can be applied to one value along two paths of
+   * in-place applicators (`anyOf: [{ $ref: "#/$defs/a" }, { $ref: "#/$defs/a" }]`,
+   * nested). Its results are then remembered for the rest of the
+   * validation, by value: nested, such sharing would otherwise cost time
+   * (and violations) exponential in the depth.
+   */
+  memo: boolean;
 }
 
 /** `$ref`: `target` is filled in once every schema is compiled (recursion). */
@@ -144,6 +152,7 @@ export function emptyNode(): SchemaNode {
     object: [],
     unevaluatedProperties: undefined,
     unevaluatedItems: undefined,
+    memo: false,
   };
 }
 
