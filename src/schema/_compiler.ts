@@ -15,11 +15,10 @@
  * @module
  */
 
-import { KEYWORD_VOCABULARY, KNOWN_VOCABULARIES } from "./_metaschemas.ts";
+import { EMPTY_SCOPE, type Scope, Scopes, Vocabularies } from "./_dialect.ts";
 import { type ReaderHost, SchemaReader } from "./_reader.ts";
 import {
   DEFAULT_BASE,
-  DIALECT_2020_12,
   pointerToken,
   resolveUri,
   type Resource,
@@ -27,6 +26,8 @@ import {
   splitFragment,
 } from "./_registry.ts";
 import { emptyNode, type RefRule, type Schema, type SchemaNode } from "./_tree.ts";
+import { markShared, rejectLoops } from "./_graph.ts";
+import { suggestion } from "./_suggest.ts";
 import { foldUnevaluated } from "./_unevaluated.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
@@ -64,17 +65,6 @@ export interface CompilerOptions {
   readonly maxDepth: number;
 }
 
-/**
- * What of the dynamic scope matters: for each `$dynamicAnchor` name, the
- * schema it names in the outermost resource entered that defines it.
- */
-interface Scope {
-  readonly key: string;
-  readonly anchors: ReadonlyMap<string, unknown>;
-}
-
-const EMPTY_SCOPE: Scope = { key: "", anchors: new Map() };
-
 /** A `$ref` or `$dynamicRef` seen during the walk, resolved after it. */
 interface PendingRef {
   readonly ref: string;
@@ -103,8 +93,8 @@ export class SchemaCompiler implements ReaderHost {
   /** The schemas each node applies to the same value: applicators and `$ref`s. */
   readonly #sameValue = new Map<Schema, Schema[]>();
   readonly #pending: PendingRef[] = [];
-  readonly #vocabularies = new Map<string, ReadonlySet<string> | undefined>();
-  readonly #scopes = new Map<string, Scope>();
+  readonly #vocabularies: Vocabularies;
+  readonly #scopes = new Scopes();
   /** The resource and scope of the node being filled. */
   #resource: Resource;
   #scope: Scope = EMPTY_SCOPE;
@@ -115,11 +105,11 @@ export class SchemaCompiler implements ReaderHost {
     this.#label = options.label;
     this.#maxNodes = options.maxNodes;
     this.#maxDepth = options.maxDepth;
-    const fail = (location: string, detail: string): never => {
+    // A limit passed is a RangeError; a malformed $id or anchor is a TypeError.
+    const exceeded = (location: string, detail: string): never => {
       throw new RangeError(`${this.#label}: ${detail} at ${location}`);
     };
     const invalid = (location: string, detail: string): never => this.fail(location, detail);
-    // Limits are RangeErrors; a malformed $id or anchor is a TypeError.
     const documents = new Map<string, unknown>();
     for (const [uri, schema] of Object.entries(options.schemas)) {
       const absolute = resolveUri(uri, "about:blank");
@@ -131,9 +121,10 @@ export class SchemaCompiler implements ReaderHost {
     this.#registry = new SchemaRegistry({
       maxNodes: options.maxNodes,
       maxDepth: options.maxDepth,
-      fail: (location, detail) =>
-        detail.includes("(maxSchema") ? fail(location, detail) : invalid(location, detail),
+      exceeded,
+      invalid,
     }, documents);
+    this.#vocabularies = new Vocabularies(this.#registry, invalid);
     this.#rootResource = this.#registry.add(root, DEFAULT_BASE, true);
     this.#resource = this.#rootResource;
   }
@@ -141,11 +132,15 @@ export class SchemaCompiler implements ReaderHost {
   /** Compiles the root and everything it references. */
   compileRoot(): Schema {
     const root = this.#compileIn(this.#root, "#", EMPTY_SCOPE, this.#rootResource);
-    for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) {
-      this.#resolve(next);
-    }
-    this.#rejectLoops();
-    this.#markShared();
+    // Resolving compiles targets, which may add references: the list grows as it is read.
+    for (let i = 0; i < this.#pending.length; i++) this.#resolve(this.#pending[i]!);
+    rejectLoops(this.#sameValue, (node) => {
+      this.fail(
+        this.#locations.get(node) ?? "#",
+        "'$ref' loops back here without moving into the value",
+      );
+    });
+    markShared(this.#sameValue);
     foldUnevaluated(this.#all);
     return root;
   }
@@ -166,19 +161,6 @@ export class SchemaCompiler implements ReaderHost {
     else next.push(node);
   }
 
-  /** The scope after entering `resource`: its dynamic anchors not yet named are added. */
-  #enter(scope: Scope, resource: Resource): Scope {
-    const added = [...resource.dynamicAnchors].filter(([name]) => !scope.anchors.has(name));
-    if (added.length === 0) return scope;
-    const key = `${scope.key} ${added.map(([name]) => `${name}=${resource.uri}`).join(" ")}`;
-    let found = this.#scopes.get(key);
-    if (found === undefined) {
-      found = { key, anchors: new Map([...scope.anchors, ...added]) };
-      this.#scopes.set(key, found);
-    }
-    return found;
-  }
-
   #compileIn(schema: unknown, location: string, scope: Scope, fallback: Resource): Schema {
     if (typeof schema === "boolean") return schema;
     if (!isJsonObject(schema)) {
@@ -187,7 +169,7 @@ export class SchemaCompiler implements ReaderHost {
     const placement = this.#registry.placement(schema);
     const resource = placement?.resource ?? fallback;
     const at = placement?.location ?? location;
-    const inner = this.#enter(scope, resource);
+    const inner = this.#scopes.enter(scope, resource);
     let byScope = this.#nodes.get(schema);
     if (byScope === undefined) {
       byScope = new Map();
@@ -219,46 +201,11 @@ export class SchemaCompiler implements ReaderHost {
     const saved = [this.#resource, this.#scope] as const;
     [this.#resource, this.#scope] = [resource, inner];
     this.#depth++;
-    this.#fill(new SchemaReader(this, this.#active(schema, resource), at, node));
+    this.#fill(new SchemaReader(this, this.#vocabularies.active(schema, resource), at, node));
     this.#depth--;
     [this.#resource, this.#scope] = saved;
     this.#inProgress.delete(node);
     return node;
-  }
-
-  /** The vocabularies `resource`'s dialect turns on, or `undefined` for all of them. */
-  #vocabulary(resource: Resource): ReadonlySet<string> | undefined {
-    const dialect = resource.dialect;
-    if (this.#vocabularies.has(dialect)) return this.#vocabularies.get(dialect);
-    let active: ReadonlySet<string> | undefined;
-    const [uri] = splitFragment(resolveUri(dialect, resource.uri) ?? dialect);
-    const meta = uri === DIALECT_2020_12 ? undefined : this.#registry.resource(uri);
-    const declared = isJsonObject(meta?.root) ? meta.root.$vocabulary : undefined;
-    if (isJsonObject(declared)) {
-      for (const [vocabulary, required] of Object.entries(declared)) {
-        if (required === true && !KNOWN_VOCABULARIES.has(vocabulary)) {
-          this.fail(
-            resource.location,
-            `the dialect '${uri}' requires the unsupported vocabulary '${vocabulary}'`,
-          );
-        }
-      }
-      active = new Set(Object.keys(declared).filter((name) => KNOWN_VOCABULARIES.has(name)));
-    }
-    this.#vocabularies.set(dialect, active);
-    return active;
-  }
-
-  /** The schema without the keywords of vocabularies its dialect leaves out. */
-  #active(schema: JsonObject, resource: Resource): JsonObject {
-    const active = this.#vocabulary(resource);
-    if (active === undefined) return schema;
-    const off = (key: string) => {
-      const vocabulary = KEYWORD_VOCABULARY.get(key);
-      return vocabulary !== undefined && !active.has(vocabulary);
-    };
-    if (!Object.keys(schema).some(off)) return schema;
-    return Object.fromEntries(Object.entries(schema).filter(([key]) => !off(key)));
   }
 
   #checkKeys(schema: JsonObject, location: string): void {
@@ -266,7 +213,11 @@ export class SchemaCompiler implements ReaderHost {
       if (VALIDATION.has(key) || key.startsWith("x-")) continue;
       const kind = ANNOTATIONS.get(key);
       if (kind === undefined) {
-        this.fail(location, `unsupported schema keyword '${key}'`, suggestion(key));
+        this.fail(
+          location,
+          `unsupported schema keyword '${key}'`,
+          suggestion(key, [...VALIDATION, ...ANNOTATIONS.keys()]),
+        );
       }
       const value = schema[key];
       const ok = kind === "any" || value === undefined ||
@@ -461,102 +412,4 @@ export class SchemaCompiler implements ReaderHost {
     }
     return [value, location];
   }
-
-  /**
-   * Marks the schemas reachable from some schema along two paths of in-place
-   * applicators (see `SchemaNode.memo`): from each node with two or more
-   * in-place edges, counts paths (up to 2) in topological order. Past a
-   * budget of steps, every schema with two in-place parents is marked
-   * instead, which covers them all.
-   */
-  #markShared(): void {
-    const edges = this.#sameValue;
-    let budget = 1_000_000;
-    const marked = new Set<Schema>();
-    for (const [fork, targets] of edges) {
-      if (targets.length < 2) continue;
-      // Reverse postorder of what the fork reaches, without recursion.
-      const order: Schema[] = [];
-      const seen = new Set<Schema>([fork]);
-      const stack: [Schema, number][] = [[fork, 0]];
-      while (stack.length > 0 && budget > 0) {
-        const top = stack[stack.length - 1]!;
-        const children = edges.get(top[0]) ?? [];
-        const child = children[top[1]++];
-        budget--;
-        if (child === undefined) {
-          stack.pop();
-          order.push(top[0]);
-        } else if (!seen.has(child)) {
-          seen.add(child);
-          stack.push([child, 0]);
-        }
-      }
-      if (budget <= 0) {
-        const parents = new Map<Schema, number>();
-        for (const list of edges.values()) {
-          for (const node of list) parents.set(node, (parents.get(node) ?? 0) + 1);
-        }
-        for (const [node, count] of parents) if (count >= 2) marked.add(node);
-        break;
-      }
-      const paths = new Map<Schema, number>([[fork, 1]]);
-      for (let i = order.length - 1; i >= 0; i--) {
-        const node = order[i]!;
-        const count = paths.get(node) ?? 0;
-        for (const child of edges.get(node) ?? []) {
-          const next = Math.min(2, (paths.get(child) ?? 0) + count);
-          paths.set(child, next);
-          if (next >= 2) marked.add(child);
-        }
-      }
-    }
-    for (const node of marked) if (typeof node !== "boolean") node.memo = true;
-  }
-
-  /** Refuses a cycle of `$ref`s and applicators that never moves into the value. */
-  #rejectLoops(): void {
-    const done = new Set<Schema>();
-    const active = new Set<Schema>();
-    const visit = (node: Schema): void => {
-      active.add(node);
-      for (const next of this.#sameValue.get(node) ?? []) {
-        if (active.has(next)) {
-          const location = this.#locations.get(next) ?? "#";
-          this.fail(location, "'$ref' loops back here without moving into the value");
-        }
-        if (!done.has(next)) visit(next);
-      }
-      active.delete(node);
-      done.add(node);
-    };
-    for (const node of this.#sameValue.keys()) {
-      if (!done.has(node)) visit(node);
-    }
-  }
-}
-
-/** " (did you mean 'required'?)" for a near miss of a known keyword, else "". */
-function suggestion(key: string): string {
-  if (key.length < 4) return "";
-  let best = "";
-  let bestDistance = 3;
-  for (const known of [...VALIDATION, ...ANNOTATIONS.keys()]) {
-    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [known, distance];
-  }
-  return best === "" ? "" : ` (did you mean '${best}'?)`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, substitution));
-    }
-    previous = row;
-  }
-  return previous[b.length]!;
 }

@@ -100,7 +100,10 @@ export function splitFragment(uri: string): [string, string] {
 export interface RegistryLimits {
   readonly maxNodes: number;
   readonly maxDepth: number;
-  readonly fail: (location: string, detail: string) => never;
+  /** Throws for a limit passed. */
+  readonly exceeded: (location: string, detail: string) => never;
+  /** Throws for a malformed `$id` or anchor. */
+  readonly invalid: (location: string, detail: string) => never;
 }
 
 /** The documents of one compilation; see the module comment. */
@@ -158,7 +161,7 @@ export class SchemaRegistry {
     depth: number,
     dialect: string,
   ): Resource {
-    const { fail, maxDepth, maxNodes } = this.#limits;
+    const { exceeded, invalid: fail, maxDepth, maxNodes } = this.#limits;
     if (!isJsonObject(schema)) {
       if (parent !== undefined) return parent;
       // A boolean document is a resource of its own, with nothing inside.
@@ -168,10 +171,10 @@ export class SchemaRegistry {
     // The same object reached twice (shared, or registered again): walked once.
     if (known !== undefined) return parent ?? known.resource;
     if (depth > maxDepth) {
-      fail(location, `schemas nest deeper than the limit of ${maxDepth} (maxSchemaDepth)`);
+      exceeded(location, `schemas nest deeper than the limit of ${maxDepth} (maxSchemaDepth)`);
     }
     if (++this.#count > maxNodes) {
-      fail(location, `the schema has more than ${maxNodes} subschemas (maxSchemaNodes)`);
+      exceeded(location, `the schema has more than ${maxNodes} subschemas (maxSchemaNodes)`);
     }
     let resource = parent;
     const ownDialect = typeof schema.$schema === "string" ? schema.$schema : dialect;
@@ -230,7 +233,7 @@ export class SchemaRegistry {
     if (typeof name !== "string") return;
     const known = resource.anchors.get(name);
     if (known !== undefined && known !== schema) {
-      this.#limits.fail(location, `duplicate anchor '${name}' in ${resource.uri}`);
+      this.#limits.invalid(location, `duplicate anchor '${name}' in ${resource.uri}`);
     }
     resource.anchors.set(name, schema);
     if (keyword === "$dynamicAnchor") resource.dynamicAnchors.set(name, schema);
