@@ -321,6 +321,8 @@ export class ClosureBuilder implements AnnotationHost {
             return keywords.maxLengthCheck(rule.limit);
           case "pattern":
             return keywords.patternCheck(rule.source, rule.regex, rule.maxLength);
+          case "format":
+            return keywords.formatCheck(rule.name, rule.check);
         }
       }),
       array: array.map((rule) => this.#arrayCheck(rule)).filter((check) => check !== undefined),

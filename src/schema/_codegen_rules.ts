@@ -13,6 +13,7 @@ import {
   constMessage,
   enumMessage,
   fewerMessage,
+  formatMessage,
   moreMessage,
   multipleOfMessage,
   NOT_MESSAGE,
@@ -227,6 +228,8 @@ export function stringFails(rule: StringRule, v: string, emit: Emitter): string 
       const limit = num(rule.maxLength);
       return `((${v}.length <= ${limit} || cpl(${v}) <= ${limit}) && ${fails})`;
     }
+    case "format":
+      return `!${emit.constant(rule.check)}(${v})`;
   }
 }
 
@@ -239,5 +242,7 @@ export function stringMessage(rule: StringRule): string {
       return moreMessage(rule.limit, "character");
     case "pattern":
       return patternMessage(rule.source);
+    case "format":
+      return formatMessage(rule.name);
   }
 }

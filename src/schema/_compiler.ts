@@ -26,7 +26,9 @@ import {
   splitFragment,
 } from "./_registry.ts";
 import { emptyNode, type RefRule, type Schema, type SchemaNode } from "./_tree.ts";
+import { FORMATS } from "./_formats.ts";
 import { markShared, rejectLoops } from "./_graph.ts";
+import { FORMAT_ASSERTION_VOCABULARY } from "./_metaschemas.ts";
 import { suggestion } from "./_suggest.ts";
 import { foldUnevaluated } from "./_unevaluated.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
@@ -63,6 +65,7 @@ export interface CompilerOptions {
   readonly schemas: Readonly<Record<string, unknown>>;
   readonly maxNodes: number;
   readonly maxDepth: number;
+  readonly assertFormats: boolean;
 }
 
 /** A `$ref` or `$dynamicRef` seen during the walk, resolved after it. */
@@ -83,6 +86,7 @@ export class SchemaCompiler implements ReaderHost {
   readonly #root: unknown;
   readonly #maxNodes: number;
   readonly #maxDepth: number;
+  readonly #assertFormats: boolean;
   readonly #registry: SchemaRegistry;
   readonly #rootResource: Resource;
   /** Compiled nodes by schema object and scope key. */
@@ -105,6 +109,7 @@ export class SchemaCompiler implements ReaderHost {
     this.#label = options.label;
     this.#maxNodes = options.maxNodes;
     this.#maxDepth = options.maxDepth;
+    this.#assertFormats = options.assertFormats;
     // A limit passed is a RangeError; a malformed $id or anchor is a TypeError.
     const exceeded = (location: string, detail: string): never => {
       throw new RangeError(`${this.#label}: ${detail} at ${location}`);
@@ -250,6 +255,7 @@ export class SchemaCompiler implements ReaderHost {
     }
     const maxLength = read.count("maxLength");
     if (maxLength !== undefined) node.string.push({ kind: "maxLength", limit: maxLength });
+    this.#format(read);
     const pattern = read.string("pattern");
     if (pattern !== undefined) {
       const regex = read.regex("pattern", pattern);
@@ -260,6 +266,16 @@ export class SchemaCompiler implements ReaderHost {
     // Containers: compiled so that their schemas are checked too.
     read.subschemaMap("$defs");
     read.subschemaMap("definitions");
+  }
+
+  /** `format`: asserted when asked to, or when the dialect uses format-assertion. */
+  #format(read: SchemaReader): void {
+    const name = read.string("format");
+    const check = name === undefined ? undefined : FORMATS.get(name);
+    if (name === undefined || check === undefined) return;
+    const asserted = this.#assertFormats ||
+      this.#vocabularies.of(this.#resource)?.has(FORMAT_ASSERTION_VOCABULARY) === true;
+    if (asserted) read.node.string.push({ kind: "format", name, check });
   }
 
   #anyRules(read: SchemaReader): void {

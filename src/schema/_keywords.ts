@@ -19,6 +19,7 @@ import {
   constMessage,
   enumMessage,
   fewerMessage,
+  formatMessage,
   moreMessage,
   multipleOfMessage,
   NOT_MESSAGE,
@@ -172,6 +173,11 @@ export function boundCheck(keyword: BoundKeyword, limit: number): Check<number> 
 /** `multipleOf`. */
 export function multipleOfCheck(divisor: number): Check<number> {
   return leaf("multipleOf", multipleOfMessage(divisor), (value) => isMultipleOf(value, divisor));
+}
+
+/** `format`, when asserted: `check` is one of `_formats.ts`. */
+export function formatCheck(name: string, check: (text: string) => boolean): Check<string> {
+  return leaf("format", formatMessage(name), check);
 }
 
 /** `minLength`, in code points. A string has at least half as many as UTF-16 units. */

@@ -76,6 +76,11 @@ export function patternMessage(source: string): string {
   return `must match pattern "${source}"`;
 }
 
+/** `format`, when asserted. */
+export function formatMessage(name: string): string {
+  return `must match format "${name}"`;
+}
+
 /** `contains` (too few matches). */
 export function containsMessage(min: number): string {
   return `must contain at least ${plural(min, "item")} matching contains`;

@@ -185,6 +185,11 @@ const FORMAT_ANNOTATION = {
   properties: { format: { type: "string" } },
 };
 
+const FORMAT_ASSERTION = {
+  ...vocabularyMeta("format-assertion"),
+  properties: { format: { type: "string" } },
+};
+
 const CONTENT = {
   ...vocabularyMeta("content"),
   properties: {
@@ -206,13 +211,25 @@ export const META_SCHEMAS: ReadonlyMap<string, unknown> = new Map<string, unknow
   [`${BASE}/meta/validation`, VALIDATION],
   [`${BASE}/meta/meta-data`, META_DATA],
   [`${BASE}/meta/format-annotation`, FORMAT_ANNOTATION],
+  [`${BASE}/meta/format-assertion`, FORMAT_ASSERTION],
   [`${BASE}/meta/content`, CONTENT],
 ] as const).map(([uri, schema]) => [uri, structuredClone(schema)]));
 
-/** The vocabularies Warden implements, by URI; `format-assertion` is not one. */
+/** The format-assertion vocabulary: a dialect using it asserts `format`. */
+export const FORMAT_ASSERTION_VOCABULARY = `${BASE}/vocab/format-assertion`;
+
+/** The vocabularies Warden implements, by URI. */
 export const KNOWN_VOCABULARIES: ReadonlySet<string> = new Set(
-  ["core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "content"]
-    .map((name) => `${BASE}/vocab/${name}`),
+  [
+    "core",
+    "applicator",
+    "unevaluated",
+    "validation",
+    "meta-data",
+    "format-annotation",
+    "format-assertion",
+    "content",
+  ].map((name) => `${BASE}/vocab/${name}`),
 );
 
 /** The vocabulary each keyword belongs to (core keywords are always on). */

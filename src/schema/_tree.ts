@@ -87,6 +87,12 @@ export type StringRule =
      * (it already fails), so a hostile pattern cannot be run on it.
      */
     readonly maxLength: number | undefined;
+  }
+  | {
+    /** `format`, asserted (only when asked to: it is an annotation by default). */
+    readonly kind: "format";
+    readonly name: string;
+    readonly check: (text: string) => boolean;
   };
 
 /** Rules for arrays. */

@@ -96,6 +96,17 @@ export interface CompileOptions {
    * @default {64}
    */
   maxSchemaDepth?: number;
+  /**
+   * What `format` does: `"annotate"` (the 2020-12 default) only describes
+   * the value; `"assert"` also checks strings against `date`, `time`,
+   * `date-time`, `duration`, `email`, `ipv4`, `ipv6`, `uuid`, `uri`,
+   * `uri-reference`, `uri-template`, `json-pointer`,
+   * `relative-json-pointer` and `regex` (other names stay annotations). A
+   * dialect that uses the format-assertion vocabulary asserts them too.
+   *
+   * @default {"annotate"}
+   */
+  formats?: "annotate" | "assert";
 }
 
 /** The default of {@linkcode CompileOptions.maxSchemaNodes}. */
@@ -125,8 +136,9 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * off; one that requires an unknown vocabulary is refused). `minLength` and
  * `maxLength` count code points; `pattern` is ECMAScript with the `u` flag;
  * `integer` is any number without a fractional part, so `1.0` is one.
- * `format`, `content*` and the meta-data keywords are annotations, never
- * asserted. `x-` keys are ignored; any other unknown key is refused, so a
+ * `format` is an annotation unless `formats: "assert"` (or a dialect using
+ * the format-assertion vocabulary) asks for the common formats to be
+ * checked; `content*` and the meta-data keywords are annotations. `x-` keys are ignored; any other unknown key is refused, so a
  * misspelt keyword never leaves a value unvalidated.
  *
  * References resolve within the schema, to the documents in `schemas`, and
@@ -211,11 +223,18 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  */
 export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): Validator {
   const label = options.label ?? "Cannot compile schema";
+  const { formats = "annotate" } = options;
+  if (formats !== "annotate" && formats !== "assert") {
+    throw new TypeError(
+      `${label}: formats must be "annotate" or "assert", not ${JSON.stringify(formats)}`,
+    );
+  }
   const root = new SchemaCompiler(schema, {
     label,
     schemas: options.schemas ?? {},
     maxNodes: limit(options.maxSchemaNodes, MAX_SCHEMA_NODES, "maxSchemaNodes", label),
     maxDepth: limit(options.maxSchemaDepth, MAX_SCHEMA_DEPTH, "maxSchemaDepth", label),
+    assertFormats: formats === "assert",
   }).compileRoot();
   const generated = options.codegen === false ? undefined : generateValidator(root, VALID);
   if (generated !== undefined) return generated;

@@ -168,7 +168,7 @@ function nestedAnyOf(depth: number): JsonSchema {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 
 /** Each case: the schema, an input, and whether that input is valid (checked below, once). */
-const cases: [group: string, schema: JsonSchema, input: unknown, valid: boolean][] = [
+export const cases: [group: string, schema: JsonSchema, input: unknown, valid: boolean][] = [
   ["small schema, valid input", SMALL, { text: "hello" }, true],
   ["small schema, invalid input", SMALL, { text: 42 }, false],
   ["nested schema, valid input", NESTED, validOrder, true],
