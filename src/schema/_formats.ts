@@ -147,6 +147,8 @@ function isUri(text: string): boolean {
 }
 
 /** RFC 6570: a literal outside expressions, and one expression. */
+// Control characters are excluded on purpose: RFC 6570 forbids them in literals.
+// deno-lint-ignore no-control-regex
 const TEMPLATE_LITERAL = /^(?:[^\x00-\x20"%<>\\^`{|}\x7f]|%[0-9A-Fa-f]{2})$/;
 const VARCHAR = "(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})";
 const VARSPEC = `${VARCHAR}(?:\\.?${VARCHAR})*(?::[1-9]\\d{0,3}|\\*)?`;
