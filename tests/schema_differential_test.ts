@@ -87,6 +87,15 @@ const EXTRA: readonly [string, JsonSchema, readonly unknown[]][] = [
     dependentSchemas: { b: { properties: { c: true } } },
     unevaluatedProperties: { type: "boolean" },
   }, [{ kind: "a", a: 1, extra: "x" }, { kind: "b", b: 1, c: 2, extra: "x" }, { kind: "a", a: "1", z: 3 }, { q: true, r: 0 }]],
+  ["subschemas shared along nested applicators (remembered per value)", {
+    $defs: { item: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] } },
+    allOf: [
+      { $ref: "#/$defs/item" },
+      { anyOf: [{ $ref: "#/$defs/item" }, { allOf: [{ $ref: "#/$defs/item" }, { $ref: "#/$defs/item" }] }] },
+      { oneOf: [{ $ref: "#/$defs/item" }, { not: { $ref: "#/$defs/item" } }] },
+    ],
+    properties: { next: { allOf: [{ $ref: "#" }, { $ref: "#" }] } },
+  }, [{ n: 1 }, { n: 0 }, { n: 1, next: { n: 2, next: { m: 1 } } }, { next: { next: {} } }]],
   ["run-time unevaluatedItems with contains and anyOf", {
     prefixItems: [{ type: "string" }],
     anyOf: [{ prefixItems: [true, { type: "number" }] }, { contains: { type: "null" } }],
