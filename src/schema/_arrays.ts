@@ -19,6 +19,7 @@ import { findDuplicate } from "./_values.ts";
 export function itemsCheck(
   prefix: readonly Node[],
   rest: Node | undefined,
+  keyword: "items" | "unevaluatedItems" = "items",
 ): Check<readonly unknown[]> {
   const restFrom = prefix.length;
   // `items: false` gets its own message: "must NOT have more than 2 items".
@@ -44,7 +45,7 @@ export function itemsCheck(
         if (node !== undefined && !node.test(item)) node.report(item, `${path}[${i}]`, out);
       });
       if (forbidsRest && items.length > restFrom) {
-        out.push({ path, keyword: "items", message: moreMessage(restFrom, "item") });
+        out.push({ path, keyword, message: moreMessage(restFrom, "item") });
       }
     },
   };

@@ -37,9 +37,12 @@ import {
   propertyNameMessage,
   SCHEMA_MESSAGE,
   typeMessage,
+  unevaluatedMessage,
 } from "./_messages.ts";
+import type { Node } from "./_checks.ts";
+import { ClosureBuilder } from "./_closures.ts";
 import { type Emitter, Path, push, str } from "./_source.ts";
-import type { Schema, SchemaNode } from "./_tree.ts";
+import { needsAnnotations, type Schema, type SchemaNode } from "./_tree.ts";
 import {
   codePointLength,
   findDuplicate,
@@ -61,7 +64,25 @@ const HELPERS = {
   dm: duplicateMessage,
   pnm: propertyNameMessage,
   am: additionalMessage,
+  um: unevaluatedMessage,
+  rc: reportClosure,
 };
+
+/**
+ * Reports with a closure node: schemas whose `unevaluated*` need run-time
+ * annotations are delegated to the closures (`_annotations.ts`), so that
+ * both backends share one implementation of annotation collection.
+ */
+function reportClosure(
+  node: Node,
+  value: unknown,
+  path: string,
+  e: SchemaViolation[] | null,
+): SchemaViolation[] | null {
+  const out = e ?? [];
+  node.report(value, path, out);
+  return out.length === 0 ? e : out;
+}
 
 const PRELUDE = `"use strict"; const { ${Object.keys(HELPERS).join(", ")} } = h; ` +
   "const PLAIN = Object; " +
@@ -96,6 +117,7 @@ export function generateValidator(
 ): Validator | undefined {
   const generator = new CodeGenerator(root);
   const source = generator.source();
+  generator.closures.finish();
   let made: unknown;
   try {
     made = new Function("c", "h", "VALID", source)(generator.constants, HELPERS, valid);
@@ -112,6 +134,8 @@ export function generateValidator(
 /** Builds the source of one validator; use once. */
 class CodeGenerator implements Emitter {
   readonly constants: unknown[] = [];
+  /** Closures for the schemas that collect annotations at run time. */
+  readonly closures: ClosureBuilder = new ClosureBuilder();
   readonly #constantNames = new Map<unknown, string>();
   readonly #root: Schema;
   /** Schemas that get functions of their own, by number: `t3` tests, `r3` reports. */
@@ -138,37 +162,64 @@ class CodeGenerator implements Emitter {
     const root = this.#root;
     const top = Path.literal("$");
     const valid = this.name("l");
-    const test = typeof root === "boolean"
-      ? this.test(root, "v", `break ${valid}`)
-      : this.#testNode(root, "v", `break ${valid}`);
-    const report = typeof root === "boolean"
-      ? this.report(root, "v", top)
-      : this.#reportNode(root, "v", top);
+    const inline = typeof root !== "boolean" && !needsAnnotations(root);
+    const test = inline
+      ? this.#testNode(root, "v", `break ${valid}`)
+      : this.test(root, "v", `break ${valid}`);
+    const report = inline ? this.#reportNode(root, "v", top) : this.report(root, "v", top);
     let functions = "";
+    const maps: string[] = [];
     for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
       const [schema, kind] = next;
       const id = this.#functions.get(schema);
       // Functions of schemas that are not shared serve only objects that are
       // not plain; calling their subschemas keeps code linear in the depth.
       this.#calling = typeof schema !== "boolean" && !this.#shared.has(schema);
+      const memo = typeof schema !== "boolean" && schema.memo;
       if (kind === "t") {
         const body = typeof schema === "boolean"
           ? this.test(schema, "v", "return false")
           : this.#testNode(schema, "v", "return false");
-        functions += `function t${id}(v) { ${body} return true; }\n`;
+        if (memo) {
+          // Verdicts remembered by value for the rest of the validation (`SchemaNode.memo`).
+          const map = `m${id}`;
+          maps.push(map);
+          functions += `const ${map} = new Map(); function t${id}(v) { let x = ${map}.get(v); ` +
+            `if (x === undefined) { x = u${id}(v); ${map}.set(v, x); } return x; }\n` +
+            `function u${id}(v) { ${body} return true; }\n`;
+        } else {
+          functions += `function t${id}(v) { ${body} return true; }\n`;
+        }
       } else {
         const body = typeof schema === "boolean"
           ? this.report(schema, "v", Path.of("p"))
           : this.#reportNode(schema, "v", Path.of("p"));
-        functions += `function r${id}(v, p, e) { ${body} return e; }\n`;
+        // Reported once per value and path for the rest of the validation.
+        const map = `n${id}`;
+        if (memo) maps.push(map);
+        const once = memo
+          ? `let s = ${map}.get(v); if (s === undefined) { s = new Set(); ${map}.set(v, s); } ` +
+            `if (s.has(p)) return e; s.add(p); `
+          : "";
+        functions += `${
+          memo ? `const ${map} = new Map(); ` : ""
+        }function r${id}(v, p, e) { ${once}${body} return e; }\n`;
       }
     }
+    const sessions = maps.length > 0 || this.closures.usesSessions;
+    const session = sessions ? this.constant(this.closures) : "";
     const constants = this.constants.map((_, i) => `const c${i} = c[${i}];`).join(" ");
     // A check whose report disagreed with its test must not turn a failure into a pass.
     const fallback = push(top, "schema", str(SCHEMA_MESSAGE));
-    return `${PRELUDE}${constants}\n${functions}return function validate(v) { ` +
-      `${valid}: { ${test} return VALID; } let e = null; ${report} ` +
-      `if (e === null) ${fallback} return e; };`;
+    const body = `${valid}: { ${test} return VALID; } let e = null; ${report} ` +
+      `if (e === null) ${fallback} return e;`;
+    if (!sessions) {
+      return `${PRELUDE}${constants}\n${functions}return function validate(v) { ${body} };`;
+    }
+    // One session per validation: what was remembered is forgotten after it.
+    return `${PRELUDE}${constants}\n${functions}function check(v) { ${body} }\n` +
+      `return function validate(v) { ${session}.enter(); try { return check(v); } finally { ` +
+      `${maps.map((map) => `${map}.clear();`).join(" ")} ${session}.exit(); } };`;
   }
 
   name(prefix: string): string {
@@ -188,6 +239,7 @@ class CodeGenerator implements Emitter {
   test(schema: Schema, v: string, fail: string, call = false): string {
     if (schema === true) return "";
     if (schema === false) return `${fail};`;
+    if (needsAnnotations(schema)) return `if (!${this.#closure(schema)}.test(${v})) ${fail};`;
     if (call || this.#calling || this.#shared.has(schema)) {
       return `if (!t${this.#function(schema, "t")}(${v})) ${fail};`;
     }
@@ -197,6 +249,7 @@ class CodeGenerator implements Emitter {
   whenPasses(schema: Schema, v: string, then: string): string {
     if (schema === true) return then;
     if (schema === false) return "";
+    if (needsAnnotations(schema)) return `if (${this.#closure(schema)}.test(${v})) { ${then} }`;
     if (this.#calling || this.#shared.has(schema)) {
       return `if (t${this.#function(schema, "t")}(${v})) { ${then} }`;
     }
@@ -207,12 +260,21 @@ class CodeGenerator implements Emitter {
   report(schema: Schema, v: string, path: Path, call = false): string {
     if (schema === true) return "";
     if (schema === false) return push(path, "false", str(FALSE_MESSAGE));
+    if (needsAnnotations(schema)) {
+      const node = this.#closure(schema);
+      return `if (!${node}.test(${v})) e = rc(${node}, ${v}, ${path.code()}, e);`;
+    }
     if (call || this.#calling || this.#shared.has(schema)) {
       const id = this.#function(schema, "t");
       this.#function(schema, "r");
       return `if (!t${id}(${v})) e = r${id}(${v}, ${path.code()}, e);`;
     }
     return this.#reportNode(schema, v, path);
+  }
+
+  /** The constant holding a schema's closure node. */
+  #closure(schema: Schema): string {
+    return this.constant(this.closures.node(schema));
   }
 
   /** The number of a schema's functions, queueing the one of `kind` on first use. */
@@ -233,8 +295,9 @@ class CodeGenerator implements Emitter {
   #findShared(root: Schema): void {
     const seen = new Set<SchemaNode>();
     const visit = (schema: Schema | undefined, viaRef = false): void => {
-      if (schema === undefined || typeof schema === "boolean") return;
-      if (viaRef || seen.has(schema)) this.#shared.add(schema);
+      // Schemas that collect annotations run as closures: nothing below them is generated.
+      if (schema === undefined || typeof schema === "boolean" || needsAnnotations(schema)) return;
+      if (viaRef || seen.has(schema) || schema.memo) this.#shared.add(schema);
       if (seen.has(schema)) return;
       seen.add(schema);
       for (const rule of schema.any) {

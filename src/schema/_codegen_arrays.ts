@@ -32,6 +32,8 @@ export function testArray(emit: Emitter, rule: ArrayRule, v: string, fail: strin
       return code;
     }
     case "contains": {
+      // `minContains: 0` without `maxContains` only annotates.
+      if (rule.min === 0 && rule.max === Infinity) return "";
       const [m, i, x, loop] = [emit.name("m"), emit.name("i"), emit.name("x"), emit.name("l")];
       // Without maxContains the loop stops at the minimum; with it, at the first match too many.
       const counted = rule.max === Infinity
@@ -74,11 +76,12 @@ export function reportArray(emit: Emitter, rule: ArrayRule, v: string, path: Pat
       }
       if (rest === false) {
         const message = str(moreMessage(prefix.length, "item"));
-        code += `if (${v}.length > ${prefix.length}) ${push(path, "items", message)}`;
+        code += `if (${v}.length > ${prefix.length}) ${push(path, rule.keyword, message)}`;
       }
       return code;
     }
     case "contains": {
+      if (rule.min === 0 && rule.max === Infinity) return "";
       const [m, i, x] = [emit.name("m"), emit.name("i"), emit.name("x")];
       let code =
         `let ${m} = 0; for (let ${i} = 0; ${i} < ${v}.length; ${i}++) { const ${x} = ${v}[${i}]; ${

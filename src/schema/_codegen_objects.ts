@@ -44,6 +44,7 @@ interface Entry {
 
 /** A keys rule prepared for code, or `undefined` when it checks nothing. */
 interface Keys {
+  readonly keyword: KeysRule["keyword"];
   readonly entries: readonly Entry[];
   readonly requiredCount: number;
   readonly patterns: readonly PatternRule[];
@@ -72,6 +73,7 @@ function prepare(rule: KeysRule): Keys | undefined {
   const useful = (schema: Schema | undefined) =>
     schema !== undefined && !acceptsAll(schema) ? schema : undefined;
   const keys = {
+    keyword: rule.keyword,
     entries,
     requiredCount,
     patterns: rule.patterns,
@@ -220,7 +222,8 @@ function reportEachKey(emit: Emitter, keys: Keys, v: string, path: Path, call: b
     }${emit.report(schema, x, dynamic, call)} }`;
   }
   if (additional === false) {
-    body += `if (!${matched}) ${push(path, "additionalProperties", `am(${k})`)}`;
+    const message = keys.keyword === "additionalProperties" ? `am(${k})` : `um(${k})`;
+    body += `if (!${matched}) ${push(path, keys.keyword, message)}`;
   } else if (additional !== undefined) {
     body += `if (!${matched}) { ${emit.report(additional, x, dynamic, call)} }`;
   }

@@ -13,6 +13,7 @@ import {
   constMessage,
   enumMessage,
   fewerMessage,
+  formatMessage,
   moreMessage,
   multipleOfMessage,
   NOT_MESSAGE,
@@ -90,6 +91,8 @@ export function testAny(emit: Emitter, rule: AnyRule, v: string, fail: string): 
     case "not":
       return emit.whenPasses(rule.schema, v, `${fail};`);
     case "if": {
+      // Without `then` and `else`, `if` only annotates.
+      if (rule.then === undefined && rule.otherwise === undefined) return "";
       const label = emit.name("l");
       const then = rule.then === undefined ? "" : emit.test(rule.then, v, fail);
       const otherwise = rule.otherwise === undefined ? "" : emit.test(rule.otherwise, v, fail);
@@ -130,6 +133,7 @@ export function reportAny(emit: Emitter, rule: AnyRule, v: string, path: Path): 
     case "not":
       return emit.whenPasses(rule.schema, v, push(path, "not", str(NOT_MESSAGE)));
     case "if": {
+      if (rule.then === undefined && rule.otherwise === undefined) return "";
       const label = emit.name("l");
       const then = rule.then === undefined ? "" : emit.report(rule.then, v, path);
       const otherwise = rule.otherwise === undefined ? "" : emit.report(rule.otherwise, v, path);
@@ -217,8 +221,15 @@ export function stringFails(rule: StringRule, v: string, emit: Emitter): string 
       return `(${v}.length < ${num(2 * rule.limit - 1)} && cpl(${v}) < ${num(rule.limit)})`;
     case "maxLength":
       return `(${v}.length > ${num(rule.limit)} && cpl(${v}) > ${num(rule.limit)})`;
-    case "pattern":
-      return `!${emit.constant(rule.regex)}.test(${v})`;
+    case "pattern": {
+      const fails = `!${emit.constant(rule.regex)}.test(${v})`;
+      if (rule.maxLength === undefined) return fails;
+      // A string over maxLength already fails that: it is never matched.
+      const limit = num(rule.maxLength);
+      return `((${v}.length <= ${limit} || cpl(${v}) <= ${limit}) && ${fails})`;
+    }
+    case "format":
+      return `!${emit.constant(rule.check)}(${v})`;
   }
 }
 
@@ -231,5 +242,7 @@ export function stringMessage(rule: StringRule): string {
       return moreMessage(rule.limit, "character");
     case "pattern":
       return patternMessage(rule.source);
+    case "format":
+      return formatMessage(rule.name);
   }
 }

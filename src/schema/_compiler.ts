@@ -1,33 +1,56 @@
 /**
  * Walks a schema once and builds its tree of rules (`_tree.ts`): refuses
- * unknown keywords and malformed values, resolves local `$ref`s after the
- * walk (so recursive schemas terminate), and refuses `$ref` loops that
- * would never reach into the value. The backends turn the tree into code.
+ * unknown keywords and malformed values, resolves `$ref` and `$dynamicRef`
+ * after the walk (so recursive schemas terminate), refuses `$ref` loops that
+ * would never reach into the value, and folds `unevaluated*` into plain
+ * rules where the schema alone decides what is evaluated. The backends turn
+ * the tree into code.
+ *
+ * `$dynamicRef` is resolved here, not at run time: a schema object is
+ * compiled once per dynamic scope it can be reached in, where a scope is
+ * what matters of the resources entered on the way, the outermost resource
+ * defining each `$dynamicAnchor` name. Scopes only grow and are finite, so
+ * this terminates; the node limit bounds it.
  *
  * @module
  */
 
-import { pointerToken, type ReaderHost, SchemaReader } from "./_reader.ts";
+import { EMPTY_SCOPE, type Scope, Scopes, Vocabularies } from "./_dialect.ts";
+import { type ReaderHost, SchemaReader } from "./_reader.ts";
+import {
+  DEFAULT_BASE,
+  pointerToken,
+  resolveUri,
+  type Resource,
+  SchemaRegistry,
+  splitFragment,
+} from "./_registry.ts";
 import { emptyNode, type RefRule, type Schema, type SchemaNode } from "./_tree.ts";
+import { FORMATS } from "./_formats.ts";
+import { markShared, rejectLoops } from "./_graph.ts";
+import { FORMAT_ASSERTION_VOCABULARY } from "./_metaschemas.ts";
+import { suggestion } from "./_suggest.ts";
+import { foldUnevaluated } from "./_unevaluated.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
 /** Keywords that validate (or hold schemas), handled in `#fill`. */
 // deno-fmt-ignore
 const VALIDATION: ReadonlySet<string> = new Set([
-  "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+  "type", "enum", "const", "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "then",
+  "else", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
   "minLength", "maxLength", "pattern",
   "prefixItems", "items", "contains", "minContains", "maxContains", "minItems", "maxItems",
-  "uniqueItems",
+  "uniqueItems", "unevaluatedItems",
   "properties", "required", "patternProperties", "additionalProperties", "propertyNames",
   "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
-  "$defs", "definitions", "$anchor",
+  "unevaluatedProperties", "$defs", "definitions", "$anchor", "$dynamicAnchor",
 ]);
 
 /** Keywords accepted and ignored, with the kind of value each must have. */
 // deno-fmt-ignore
-const ANNOTATIONS: ReadonlyMap<string, "string" | "boolean" | "array" | "any"> = new Map([
-  ["$schema", "string"], ["$comment", "string"], ["title", "string"], ["description", "string"],
+const ANNOTATIONS: ReadonlyMap<string, "string" | "boolean" | "array" | "object" | "any"> = new Map([
+  ["$schema", "string"], ["$id", "string"], ["$vocabulary", "object"], ["$comment", "string"],
+  ["title", "string"], ["description", "string"],
   ["format", "string"], ["contentMediaType", "string"], ["contentEncoding", "string"],
   ["deprecated", "boolean"], ["readOnly", "boolean"], ["writeOnly", "boolean"],
   ["examples", "array"], ["default", "any"], ["contentSchema", "any"],
@@ -36,9 +59,31 @@ const ANNOTATIONS: ReadonlyMap<string, "string" | "boolean" | "array" | "any"> =
 const ANCHOR_NAME = /^[A-Za-z_][-A-Za-z0-9._]*$/;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
-/** A `$ref` seen during the walk, resolved after it. */
+/** Keywords of earlier drafts that 2020-12 replaced, with what to write instead. */
+const EARLIER_DRAFTS: ReadonlyMap<string, string> = new Map([
+  ["dependencies", "use dependentRequired or dependentSchemas"],
+  ["additionalItems", "use items after prefixItems"],
+  ["$recursiveRef", "use $dynamicRef"],
+  ["$recursiveAnchor", "use $dynamicAnchor"],
+]);
+
+/** What the compiler needs to know; see `CompileOptions` in `compile.ts`. */
+export interface CompilerOptions {
+  readonly label: string;
+  readonly schemas: Readonly<Record<string, unknown>>;
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+  readonly assertFormats: boolean;
+  readonly unknownKeywords: "annotate" | "refuse-typos" | "refuse";
+}
+
+/** A `$ref` or `$dynamicRef` seen during the walk, resolved after it. */
 interface PendingRef {
   readonly ref: string;
+  readonly dynamic: boolean;
+  /** The base URI it is resolved against. */
+  readonly base: string;
+  readonly scope: Scope;
   readonly location: string;
   readonly owner: SchemaNode;
   readonly rule: RefRule;
@@ -48,28 +93,71 @@ interface PendingRef {
 export class SchemaCompiler implements ReaderHost {
   readonly #label: string;
   readonly #root: unknown;
-  /** The root's `$id` without a trailing `#`: refs may start with it. */
-  readonly #rootId: string | undefined;
-  readonly #nodes = new Map<JsonObject, SchemaNode>();
-  readonly #inProgress = new Set<JsonObject>();
+  readonly #maxNodes: number;
+  readonly #maxDepth: number;
+  readonly #assertFormats: boolean;
+  readonly #unknownKeywords: CompilerOptions["unknownKeywords"];
+  readonly #registry: SchemaRegistry;
+  readonly #rootResource: Resource;
+  /** Compiled nodes by schema object and scope key. */
+  readonly #nodes = new Map<JsonObject, Map<string, SchemaNode>>();
+  readonly #all: SchemaNode[] = [];
+  readonly #inProgress = new Set<SchemaNode>();
   readonly #locations = new Map<Schema, string>();
   /** The schemas each node applies to the same value: applicators and `$ref`s. */
   readonly #sameValue = new Map<Schema, Schema[]>();
-  readonly #anchors = new Map<string, SchemaNode>();
   readonly #pending: PendingRef[] = [];
+  readonly #vocabularies: Vocabularies;
+  readonly #scopes = new Scopes();
+  /** The resource and scope of the node being filled. */
+  #resource: Resource;
+  #scope: Scope = EMPTY_SCOPE;
+  #depth = 0;
 
-  constructor(root: unknown, label: string) {
+  constructor(root: unknown, options: CompilerOptions) {
     this.#root = root;
-    this.#label = label;
-    const id = isJsonObject(root) ? root.$id : undefined;
-    this.#rootId = typeof id === "string" ? id.replace(/#$/, "") : undefined;
+    this.#label = options.label;
+    this.#maxNodes = options.maxNodes;
+    this.#maxDepth = options.maxDepth;
+    this.#assertFormats = options.assertFormats;
+    this.#unknownKeywords = options.unknownKeywords;
+    // A limit passed is a RangeError; a malformed $id or anchor is a TypeError.
+    const exceeded = (location: string, detail: string): never => {
+      throw new RangeError(`${this.#label}: ${detail} at ${location}`);
+    };
+    const invalid = (location: string, detail: string): never => this.fail(location, detail);
+    const documents = new Map<string, unknown>();
+    for (const [uri, schema] of Object.entries(options.schemas)) {
+      const absolute = resolveUri(uri, "about:blank");
+      if (absolute === undefined || absolute.startsWith("about:") || uri.includes("#")) {
+        this.fail("#", `the schemas option needs absolute URIs without a fragment, not '${uri}'`);
+      }
+      documents.set(absolute, schema);
+    }
+    this.#registry = new SchemaRegistry({
+      maxNodes: options.maxNodes,
+      maxDepth: options.maxDepth,
+      exceeded,
+      invalid,
+    }, documents);
+    this.#vocabularies = new Vocabularies(this.#registry, invalid);
+    this.#rootResource = this.#registry.add(root, DEFAULT_BASE, true);
+    this.#resource = this.#rootResource;
   }
 
   /** Compiles the root and everything it references. */
   compileRoot(): Schema {
-    const root = this.compile(this.#root, "#");
-    this.#resolveRefs();
-    this.#rejectLoops();
+    const root = this.#compileIn(this.#root, "#", EMPTY_SCOPE, this.#rootResource);
+    // Resolving compiles targets, which may add references: the list grows as it is read.
+    for (let i = 0; i < this.#pending.length; i++) this.#resolve(this.#pending[i]!);
+    rejectLoops(this.#sameValue, (node) => {
+      this.fail(
+        this.#locations.get(node) ?? "#",
+        "'$ref' loops back here without moving into the value",
+      );
+    });
+    markShared(this.#sameValue);
+    foldUnevaluated(this.#all);
     return root;
   }
 
@@ -78,7 +166,7 @@ export class SchemaCompiler implements ReaderHost {
   }
 
   compile(schema: unknown, location: string, owner?: SchemaNode, sameValue = false): Schema {
-    const node = this.#compileSchema(schema, location);
+    const node = this.#compileIn(schema, location, this.#scope, this.#resource);
     if (owner !== undefined && sameValue) this.#link(owner, node);
     return node;
   }
@@ -89,42 +177,85 @@ export class SchemaCompiler implements ReaderHost {
     else next.push(node);
   }
 
-  #compileSchema(schema: unknown, location: string): Schema {
+  #compileIn(schema: unknown, location: string, scope: Scope, fallback: Resource): Schema {
     if (typeof schema === "boolean") return schema;
     if (!isJsonObject(schema)) {
       return this.fail(location, "a schema must be an object or a boolean");
     }
-    const known = this.#nodes.get(schema);
+    const placement = this.#registry.placement(schema);
+    const resource = placement?.resource ?? fallback;
+    const at = placement?.location ?? location;
+    const inner = this.#scopes.enter(scope, resource);
+    let byScope = this.#nodes.get(schema);
+    if (byScope === undefined) {
+      byScope = new Map();
+      this.#nodes.set(schema, byScope);
+    }
+    const known = byScope.get(inner.key);
     if (known !== undefined) {
-      if (this.#inProgress.has(schema)) {
+      if (this.#inProgress.has(known)) {
         this.fail(location, "the schema object contains itself (use $ref for recursion)");
       }
       return known;
     }
+    if (this.#all.length >= this.#maxNodes) {
+      throw new RangeError(
+        `${this.#label}: the schema compiles to more than ${this.#maxNodes} subschemas (maxSchemaNodes) at ${at}`,
+      );
+    }
+    if (this.#depth > this.#maxDepth) {
+      throw new RangeError(
+        `${this.#label}: schemas nest deeper than the limit of ${this.#maxDepth} (maxSchemaDepth) at ${at}`,
+      );
+    }
     const node = emptyNode();
-    this.#nodes.set(schema, node);
-    this.#locations.set(node, location);
-    this.#inProgress.add(schema);
-    this.#checkKeys(schema, location);
-    this.#fill(new SchemaReader(this, schema, location, node));
-    this.#inProgress.delete(schema);
+    byScope.set(inner.key, node);
+    this.#all.push(node);
+    this.#locations.set(node, at);
+    this.#inProgress.add(node);
+    this.#checkKeys(schema, at);
+    const saved = [this.#resource, this.#scope] as const;
+    [this.#resource, this.#scope] = [resource, inner];
+    this.#depth++;
+    this.#fill(new SchemaReader(this, this.#vocabularies.active(schema, resource), at, node));
+    this.#depth--;
+    [this.#resource, this.#scope] = saved;
+    this.#inProgress.delete(node);
     return node;
   }
 
   #checkKeys(schema: JsonObject, location: string): void {
     for (const key of Object.keys(schema)) {
       if (VALIDATION.has(key) || key.startsWith("x-")) continue;
-      const kind = key === "$id" && location === "#" ? "string" : ANNOTATIONS.get(key);
+      const kind = ANNOTATIONS.get(key);
       if (kind === undefined) {
-        const detail = key === "$id"
-          ? "'$id' is only supported at the root"
-          : `unsupported schema keyword '${key}'`;
-        this.fail(location, detail, suggestion(key));
+        // 2020-12 makes an unknown keyword an annotation; a near miss of a known one is a typo,
+        // and an earlier draft's keyword would silently stop validating what it used to.
+        if (this.#unknownKeywords === "annotate") continue;
+        const hint = suggestion(key, [...VALIDATION, ...ANNOTATIONS.keys()]);
+        const earlier = EARLIER_DRAFTS.get(key);
+        if (hint === "" && earlier === undefined && this.#unknownKeywords === "refuse-typos") {
+          continue;
+        }
+        if (earlier !== undefined) {
+          this.fail(
+            location,
+            `unsupported schema keyword '${key}' (an earlier draft's; ${earlier})`,
+          );
+        }
+        this.fail(location, `unsupported schema keyword '${key}'`, hint);
       }
       const value = schema[key];
       const ok = kind === "any" || value === undefined ||
-        (kind === "array" ? Array.isArray(value) : typeof value === kind);
-      if (!ok) this.fail(location, `'${key}' must be ${kind === "array" ? "an" : "a"} ${kind}`);
+        (kind === "array"
+          ? Array.isArray(value)
+          : kind === "object"
+          ? isJsonObject(value)
+          : typeof value === kind);
+      if (!ok) {
+        const article = kind === "array" || kind === "object" ? "an" : "a";
+        this.fail(location, `'${key}' must be ${article} ${kind}`);
+      }
     }
   }
 
@@ -145,9 +276,11 @@ export class SchemaCompiler implements ReaderHost {
     }
     const maxLength = read.count("maxLength");
     if (maxLength !== undefined) node.string.push({ kind: "maxLength", limit: maxLength });
+    this.#format(read);
     const pattern = read.string("pattern");
     if (pattern !== undefined) {
-      node.string.push({ kind: "pattern", source: pattern, regex: read.regex("pattern", pattern) });
+      const regex = read.regex("pattern", pattern);
+      node.string.push({ kind: "pattern", source: pattern, regex, maxLength });
     }
     this.#arrayRules(read);
     this.#objectRules(read);
@@ -156,22 +289,41 @@ export class SchemaCompiler implements ReaderHost {
     read.subschemaMap("definitions");
   }
 
+  /** `format`: asserted when asked to, or when the dialect uses format-assertion. */
+  #format(read: SchemaReader): void {
+    const name = read.string("format");
+    const check = name === undefined ? undefined : FORMATS.get(name);
+    if (name === undefined || check === undefined) return;
+    const asserted = this.#assertFormats ||
+      this.#vocabularies.of(this.#resource)?.has(FORMAT_ASSERTION_VOCABULARY) === true;
+    if (asserted) read.node.string.push({ kind: "format", name, check });
+  }
+
   #anyRules(read: SchemaReader): void {
     const { any } = read.node;
     if (read.has("const")) any.push({ kind: "const", value: read.schema.const });
     const members = read.array("enum");
     if (members !== undefined) any.push({ kind: "enum", members });
-    const ref = read.string("$ref");
-    if (ref !== undefined) {
+    for (const keyword of ["$ref", "$dynamicRef"] as const) {
+      const ref = read.string(keyword);
+      if (ref === undefined) continue;
       const rule: RefRule = { kind: "ref", target: undefined };
-      this.#pending.push({ ref, location: read.at("$ref"), owner: read.node, rule });
+      this.#pending.push({
+        ref,
+        dynamic: keyword === "$dynamicRef",
+        base: this.#resource.uri,
+        scope: this.#scope,
+        location: read.at(keyword),
+        owner: read.node,
+        rule,
+      });
       any.push(rule);
     }
-    const anchor = read.string("$anchor");
-    if (anchor !== undefined) {
-      if (!ANCHOR_NAME.test(anchor)) read.refuse("$anchor", "a plain name such as 'item'");
-      if (this.#anchors.has(anchor)) this.fail(read.location, `duplicate $anchor '${anchor}'`);
-      this.#anchors.set(anchor, read.node);
+    for (const keyword of ["$anchor", "$dynamicAnchor"]) {
+      const anchor = read.string(keyword);
+      if (anchor !== undefined && !ANCHOR_NAME.test(anchor)) {
+        read.refuse(keyword, "a plain name such as 'item'");
+      }
     }
     for (const kind of ["allOf", "anyOf", "oneOf"] as const) {
       const schemas = read.subschemas(kind, true);
@@ -183,9 +335,7 @@ export class SchemaCompiler implements ReaderHost {
     const then = read.subschema("then", condition !== undefined);
     const otherwise = read.subschema("else", condition !== undefined);
     // Without `if`, `then` and `else` do nothing (they are still compiled, to be checked).
-    if (condition !== undefined && (then !== undefined || otherwise !== undefined)) {
-      any.push({ kind: "if", condition, then, otherwise });
-    }
+    if (condition !== undefined) any.push({ kind: "if", condition, then, otherwise });
   }
 
   #arrayRules(read: SchemaReader): void {
@@ -193,19 +343,19 @@ export class SchemaCompiler implements ReaderHost {
     const prefix = read.subschemas("prefixItems");
     const rest = read.subschema("items");
     if (prefix !== undefined || rest !== undefined) {
-      array.push({ kind: "items", prefix: prefix ?? [], rest });
+      array.push({ kind: "items", keyword: "items", prefix: prefix ?? [], rest });
     }
     const schema = read.subschema("contains");
     const min = read.count("minContains") ?? 1;
     const max = read.count("maxContains") ?? Infinity;
-    if (schema !== undefined && (min > 0 || max < Infinity)) {
-      array.push({ kind: "contains", schema, min, max });
-    }
+    // Kept with `minContains: 0` too: what it matches counts as evaluated.
+    if (schema !== undefined) array.push({ kind: "contains", schema, min, max });
     const minItems = read.count("minItems");
     if (minItems !== undefined && minItems > 0) array.push({ kind: "minItems", limit: minItems });
     const maxItems = read.count("maxItems");
     if (maxItems !== undefined) array.push({ kind: "maxItems", limit: maxItems });
     if (read.boolean("uniqueItems") === true) array.push({ kind: "uniqueItems" });
+    read.node.unevaluatedItems = read.subschema("unevaluatedItems");
   }
 
   #objectRules(read: SchemaReader): void {
@@ -224,6 +374,7 @@ export class SchemaCompiler implements ReaderHost {
     if (anyKeys) {
       object.push({
         kind: "keys",
+        keyword: "additionalProperties",
         properties: properties ?? [],
         required: required ?? [],
         patterns: patterns ?? [],
@@ -245,54 +396,46 @@ export class SchemaCompiler implements ReaderHost {
     if (dependentSchemas !== undefined && dependentSchemas.length > 0) {
       object.push({ kind: "dependentSchemas", rules: dependentSchemas });
     }
+    read.node.unevaluatedProperties = read.subschema("unevaluatedProperties");
   }
 
-  /** Resolves every `$ref`, compiling targets reached only through one. */
-  #resolveRefs(): void {
-    const byAnchor: PendingRef[] = [];
-    for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) {
-      const fragment = this.#fragment(next);
-      if (fragment !== "" && !fragment.startsWith("/")) {
-        byAnchor.push(next); // anchors are all known once every target is compiled
-        continue;
-      }
-      const [schema, location] = this.#follow(fragment, next);
-      this.#bind(next, this.compile(schema, location));
+  /** Resolves one `$ref` or `$dynamicRef`, compiling its target in the reference's scope. */
+  #resolve(pending: PendingRef): void {
+    const { ref, location } = pending;
+    const absolute = resolveUri(ref, pending.base);
+    if (absolute === undefined) {
+      this.fail(location, `malformed $ref '${ref}' (base URI ${pending.base})`);
     }
-    for (const pending of byAnchor) {
-      const name = this.#fragment(pending);
-      const node = this.#anchors.get(name);
-      if (node === undefined) this.fail(pending.location, `$ref '${pending.ref}' names no $anchor`);
-      this.#bind(pending, node);
+    const [uri, fragment] = splitFragment(absolute);
+    const resource = this.#registry.resource(uri);
+    if (resource === undefined) {
+      this.fail(
+        location,
+        `$ref '${ref}' names '${uri}', which is not among the schemas given (nothing is fetched: pass it in the schemas option)`,
+      );
     }
+    let target: unknown;
+    let at: string;
+    if (fragment === "" || fragment.startsWith("/")) {
+      [target, at] = this.#follow(resource, fragment, pending);
+    } else {
+      target = resource.anchors.get(fragment);
+      if (target === undefined) this.fail(location, `$ref '${ref}' names no $anchor`);
+      at = `${resource.location}${fragment}`;
+    }
+    // A dynamic reference to a dynamic anchor goes to the outermost one in scope.
+    if (pending.dynamic && resource.dynamicAnchors.get(fragment) === target) {
+      target = pending.scope.anchors.get(fragment) ?? target;
+    }
+    const node = this.#compileIn(target, at, pending.scope, resource);
+    pending.rule.target = node;
+    this.#link(pending.owner, node);
   }
 
-  #bind({ owner, rule }: PendingRef, node: Schema): void {
-    rule.target = node;
-    this.#link(owner, node);
-  }
-
-  /** The decoded fragment of a local `$ref` (without `#`). */
-  #fragment({ ref, location }: PendingRef): string {
-    let local = ref;
-    if (this.#rootId !== undefined && this.#rootId !== "" && ref.startsWith(this.#rootId)) {
-      // The root's own URI, with or without a fragment, is a local reference.
-      local = ref.slice(this.#rootId.length) || "#";
-    }
-    if (!local.startsWith("#")) {
-      this.fail(location, `unsupported $ref '${ref}' (only local references starting with '#')`);
-    }
-    try {
-      return decodeURIComponent(local.slice(1));
-    } catch {
-      return this.fail(location, `malformed $ref '${ref}'`);
-    }
-  }
-
-  /** Follows a JSON pointer from the root: the value there and its location. */
-  #follow(pointer: string, pending: PendingRef): [unknown, string] {
-    let value = this.#root;
-    let location = "#";
+  /** Follows a JSON pointer from a resource's root: the value there and its location. */
+  #follow(resource: Resource, pointer: string, pending: PendingRef): [unknown, string] {
+    let value = resource.root;
+    let location = resource.location;
     for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
       const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
       if (Array.isArray(value) && ARRAY_INDEX.test(key) && Number(key) < value.length) {
@@ -306,50 +449,4 @@ export class SchemaCompiler implements ReaderHost {
     }
     return [value, location];
   }
-
-  /** Refuses a cycle of `$ref`s and applicators that never moves into the value. */
-  #rejectLoops(): void {
-    const done = new Set<Schema>();
-    const active = new Set<Schema>();
-    const visit = (node: Schema): void => {
-      active.add(node);
-      for (const next of this.#sameValue.get(node) ?? []) {
-        if (active.has(next)) {
-          const location = this.#locations.get(next) ?? "#";
-          this.fail(location, "'$ref' loops back here without moving into the value");
-        }
-        if (!done.has(next)) visit(next);
-      }
-      active.delete(node);
-      done.add(node);
-    };
-    for (const node of this.#sameValue.keys()) {
-      if (!done.has(node)) visit(node);
-    }
-  }
-}
-
-/** " (did you mean 'required'?)" for a near miss of a known keyword, else "". */
-function suggestion(key: string): string {
-  if (key.length < 4) return "";
-  let best = "";
-  let bestDistance = 3;
-  for (const known of [...VALIDATION, ...ANNOTATIONS.keys()]) {
-    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [known, distance];
-  }
-  return best === "" ? "" : ` (did you mean '${best}'?)`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, substitution));
-    }
-    previous = row;
-  }
-  return previous[b.length]!;
 }

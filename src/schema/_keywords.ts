@@ -19,6 +19,7 @@ import {
   constMessage,
   enumMessage,
   fewerMessage,
+  formatMessage,
   moreMessage,
   multipleOfMessage,
   NOT_MESSAGE,
@@ -174,6 +175,11 @@ export function multipleOfCheck(divisor: number): Check<number> {
   return leaf("multipleOf", multipleOfMessage(divisor), (value) => isMultipleOf(value, divisor));
 }
 
+/** `format`, when asserted: `check` is one of `_formats.ts`. */
+export function formatCheck(name: string, check: (text: string) => boolean): Check<string> {
+  return leaf("format", formatMessage(name), check);
+}
+
 /** `minLength`, in code points. A string has at least half as many as UTF-16 units. */
 export function minLengthCheck(limit: number): Check<string> {
   return leaf(
@@ -192,7 +198,20 @@ export function maxLengthCheck(limit: number): Check<string> {
   );
 }
 
-/** `pattern`: the regular expression must match somewhere in the string. */
-export function patternCheck(source: string, pattern: RegExp): Check<string> {
-  return leaf("pattern", patternMessage(source), (text) => pattern.test(text));
+/**
+ * `pattern`: the regular expression must match somewhere in the string. A
+ * string longer than `maxLength` (which fails that) is not matched.
+ */
+export function patternCheck(
+  source: string,
+  pattern: RegExp,
+  maxLength: number | undefined,
+): Check<string> {
+  const message = patternMessage(source);
+  if (maxLength === undefined) return leaf("pattern", message, (text) => pattern.test(text));
+  return leaf(
+    "pattern",
+    message,
+    (text) => (text.length > maxLength && codePointLength(text) > maxLength) || pattern.test(text),
+  );
 }

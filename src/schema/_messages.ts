@@ -76,6 +76,11 @@ export function patternMessage(source: string): string {
   return `must match pattern "${source}"`;
 }
 
+/** `format`, when asserted. */
+export function formatMessage(name: string): string {
+  return `must match format "${name}"`;
+}
+
 /** `contains` (too few matches). */
 export function containsMessage(min: number): string {
   return `must contain at least ${plural(min, "item")} matching contains`;
@@ -99,6 +104,16 @@ export function propertyNameMessage(key: string): string {
 /** `additionalProperties: false`. */
 export function additionalMessage(key: string): string {
   return `must NOT have additional property '${key}'`;
+}
+
+/** `unevaluatedProperties: false`. */
+export function unevaluatedMessage(key: string): string {
+  return `must NOT have unevaluated property '${key}'`;
+}
+
+/** `unevaluatedItems: false`, when evaluated items depend on the value. */
+export function unevaluatedItemMessage(index: number): string {
+  return `must NOT have unevaluated item ${index}`;
 }
 
 /** `required`. */

@@ -20,6 +20,7 @@ import {
   moreMessage,
   propertyNameMessage,
   requiredMessage,
+  unevaluatedMessage,
 } from "./_messages.ts";
 import { hasProperty as has, type JsonObject, propertyStep } from "./_values.ts";
 
@@ -31,6 +32,8 @@ export interface PatternEntry {
 
 /** The keywords checked in the pass over an object's keys. */
 export interface KeyRules {
+  /** The keyword `additional` stands for. */
+  readonly keyword: "additionalProperties" | "unevaluatedProperties";
   readonly properties: readonly [string, Node][];
   readonly required: readonly string[];
   readonly patterns: readonly PatternEntry[];
@@ -159,8 +162,11 @@ export function keysCheck(rules: KeyRules): Check<JsonObject> | undefined {
           if (kind === "name") {
             out.push({ path, keyword: "propertyNames", message: propertyNameMessage(key) });
           } else if (kind === "additional" && node === FALSE_NODE) {
-            const message = additionalMessage(key);
-            out.push({ path, keyword: "additionalProperties", message });
+            const { keyword } = rules;
+            const message = keyword === "additionalProperties"
+              ? additionalMessage(key)
+              : unevaluatedMessage(key);
+            out.push({ path, keyword, message });
           } else {
             node.report(value, path + step, out);
           }

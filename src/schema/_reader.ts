@@ -6,6 +6,7 @@
  */
 
 import type { JsonTypeName } from "./types.ts";
+import { pointerToken } from "./_registry.ts";
 import type { Schema, SchemaNode } from "./_tree.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
@@ -27,11 +28,6 @@ function isTypeName(value: unknown): value is JsonTypeName {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
-}
-
-/** The JSON pointer token for `key` (`/` and `~` escaped). */
-export function pointerToken(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** Typed, validated access to the keywords of one schema object. */

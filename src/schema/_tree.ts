@@ -26,6 +26,24 @@ export interface SchemaNode {
   readonly string: StringRule[];
   readonly array: ArrayRule[];
   readonly object: ObjectRule[];
+  /**
+   * `unevaluatedProperties` whose evaluated names depend on which branches
+   * of `anyOf`, `oneOf`, `if` or `dependentSchemas` pass, so they are
+   * collected at run time (`_annotations.ts`). When they can be known from
+   * the schema alone, the compiler folds the keyword into a keys rule
+   * instead and this stays `undefined`.
+   */
+  unevaluatedProperties: Schema | undefined;
+  /** `unevaluatedItems` needing run-time annotations, as for `unevaluatedProperties`. */
+  unevaluatedItems: Schema | undefined;
+  /**
+   * Whether the schema can be applied to one value along two paths of
+   * in-place applicators (`anyOf: [{ $ref: "#/$defs/a" }, { $ref: "#/$defs/a" }]`,
+   * nested). Its results are then remembered for the rest of the
+   * validation, by value: nested, such sharing would otherwise cost time
+   * (and violations) exponential in the depth.
+   */
+  memo: boolean;
 }
 
 /** `$ref`: `target` is filled in once every schema is compiled (recursion). */
@@ -42,6 +60,7 @@ export type AnyRule =
   | { readonly kind: "allOf" | "anyOf" | "oneOf"; readonly schemas: readonly Schema[] }
   | { readonly kind: "not"; readonly schema: Schema }
   | {
+    /** Kept without `then` and `else` too: a passing `if` evaluates properties and items. */
     readonly kind: "if";
     readonly condition: Schema;
     readonly then: Schema | undefined;
@@ -59,12 +78,29 @@ export type NumberRule =
 /** Rules for strings; lengths count code points. */
 export type StringRule =
   | { readonly kind: "minLength" | "maxLength"; readonly limit: number }
-  | { readonly kind: "pattern"; readonly source: string; readonly regex: RegExp };
+  | {
+    readonly kind: "pattern";
+    readonly source: string;
+    readonly regex: RegExp;
+    /**
+     * The schema's `maxLength`, if any: a longer string is never matched
+     * (it already fails), so a hostile pattern cannot be run on it.
+     */
+    readonly maxLength: number | undefined;
+  }
+  | {
+    /** `format`, asserted (only when asked to: it is an annotation by default). */
+    readonly kind: "format";
+    readonly name: string;
+    readonly check: (text: string) => boolean;
+  };
 
 /** Rules for arrays. */
 export type ArrayRule =
   | {
     readonly kind: "items";
+    /** `unevaluatedItems` when folded (see {@linkcode SchemaNode}): its prefix is all `true`. */
+    readonly keyword: "items" | "unevaluatedItems";
     readonly prefix: readonly Schema[];
     readonly rest: Schema | undefined;
   }
@@ -88,6 +124,12 @@ export interface PatternRule {
 /** The keywords checked in one pass over an object's keys. */
 export interface KeysRule {
   readonly kind: "keys";
+  /**
+   * Which keyword `additional` stands for: `unevaluatedProperties` when
+   * folded (see {@linkcode SchemaNode}), with the evaluated names and
+   * patterns as `true` schemas.
+   */
+  readonly keyword: "additionalProperties" | "unevaluatedProperties";
   readonly properties: readonly (readonly [string, Schema])[];
   readonly required: readonly string[];
   readonly patterns: readonly PatternRule[];
@@ -107,12 +149,29 @@ export type ObjectRule =
 
 /** A schema with no rules yet, to be filled by the compiler. */
 export function emptyNode(): SchemaNode {
-  return { types: undefined, any: [], number: [], string: [], array: [], object: [] };
+  return {
+    types: undefined,
+    any: [],
+    number: [],
+    string: [],
+    array: [],
+    object: [],
+    unevaluatedProperties: undefined,
+    unevaluatedItems: undefined,
+    memo: false,
+  };
 }
 
 /** Whether a schema accepts every value (`true`, `{}`, annotations only). */
 export function acceptsAll(schema: Schema): boolean {
   if (typeof schema === "boolean") return schema;
   return schema.types === undefined && schema.any.length === 0 && schema.number.length === 0 &&
-    schema.string.length === 0 && schema.array.length === 0 && schema.object.length === 0;
+    schema.string.length === 0 && schema.array.length === 0 && schema.object.length === 0 &&
+    !needsAnnotations(schema);
+}
+
+/** Whether a schema has `unevaluated*` keywords that collect annotations at run time. */
+export function needsAnnotations(schema: Schema): boolean {
+  return typeof schema !== "boolean" &&
+    (schema.unevaluatedProperties !== undefined || schema.unevaluatedItems !== undefined);
 }

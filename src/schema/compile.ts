@@ -72,24 +72,92 @@ export interface CompileOptions {
    * @default {true}
    */
   codegen?: boolean;
+  /**
+   * Schema documents that `$ref`, `$dynamicRef` and `$schema` may name, by
+   * absolute URI (`https://example.com/address.json`). Nothing is ever
+   * fetched: a reference to a URI that is neither given here, nor an `$id`
+   * inside a given document, nor a bundled 2020-12 meta-schema is refused.
+   *
+   * @default {{}}
+   */
+  schemas?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * The most schema objects a compilation may walk or build, counting the
+   * root, the documents it reaches and each compiled copy a `$dynamicRef`
+   * scope makes. More throws a `RangeError`.
+   *
+   * @default {10000}
+   */
+  maxSchemaNodes?: number;
+  /**
+   * The deepest subschemas may nest in any document. Deeper throws a
+   * `RangeError`.
+   *
+   * @default {64}
+   */
+  maxSchemaDepth?: number;
+  /**
+   * What `format` does: `"annotate"` (the 2020-12 default) only describes
+   * the value; `"assert"` also checks strings against `date`, `time`,
+   * `date-time`, `duration`, `email`, `ipv4`, `ipv6`, `uuid`, `uri`,
+   * `uri-reference`, `uri-template`, `json-pointer`,
+   * `relative-json-pointer` and `regex` (other names stay annotations). A
+   * dialect that uses the format-assertion vocabulary asserts them too.
+   *
+   * @default {"annotate"}
+   */
+  formats?: "annotate" | "assert";
+  /**
+   * What a keyword Warden does not know does. JSON Schema 2020-12 makes
+   * unknown keywords annotations, so by default they are kept and ignored,
+   * except a near miss of a known keyword (`requried`, `minLenght`), which
+   * is almost always a typo that would silently stop validating something
+   * and is refused with a suggestion. `"annotate"` accepts those too;
+   * `"refuse"` refuses every unknown keyword (`x-` keys always pass).
+   *
+   * @default {"refuse-typos"}
+   */
+  unknownKeywords?: "annotate" | "refuse-typos" | "refuse";
+}
+
+/** The default of {@linkcode CompileOptions.maxSchemaNodes}. */
+const MAX_SCHEMA_NODES = 10_000;
+/** The default of {@linkcode CompileOptions.maxSchemaDepth}. */
+const MAX_SCHEMA_DEPTH = 64;
+
+function limit(value: number | undefined, fallback: number, name: string, label: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${label}: ${name} must be a positive integer, not ${value}`);
+  }
+  return value;
 }
 
 const VALID: readonly SchemaViolation[] = Object.freeze([]);
 
 /**
- * Compiles a JSON Schema (draft 2020-12 subset) into a {@linkcode Validator}.
+ * Compiles a JSON Schema (draft 2020-12) into a {@linkcode Validator}.
  *
- * Supported: `type`, `enum`, `const`, `properties`, `required`,
- * `additionalProperties`, `patternProperties`, `propertyNames`,
- * `min`/`maxProperties`, `dependentRequired`, `dependentSchemas`, `items`,
- * `prefixItems`, `contains`, `min`/`maxContains`, `min`/`maxItems`,
- * `uniqueItems`, the number and string bounds (`minLength` and `maxLength`
- * count code points), `pattern` (ECMAScript with the `u` flag), `allOf`,
- * `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, local `$ref` (`#`,
- * `#/json/pointer`, `#anchor`), and `true`/`false` schemas. Annotations
- * (`description`, `format` and the like) and `x-` keys are ignored;
- * `format` is not asserted. `integer` is any number without a fractional
- * part, so `1.0` is one.
+ * Every keyword of the core, applicator, unevaluated, validation,
+ * meta-data, format-annotation and content vocabularies is supported:
+ * `$ref` and `$dynamicRef` (JSON pointers, `$anchor`s, `$dynamicAnchor`s,
+ * relative and URN references, `$id` anywhere), `unevaluatedProperties`
+ * and `unevaluatedItems` (with annotations from every in-place applicator),
+ * and `$vocabulary` (a meta-schema given in `schemas` can turn vocabularies
+ * off; one that requires an unknown vocabulary is refused). `minLength` and
+ * `maxLength` count code points; `pattern` is ECMAScript with the `u` flag;
+ * `integer` is any number without a fractional part, so `1.0` is one.
+ * `format` is an annotation unless `formats: "assert"` (or a dialect using
+ * the format-assertion vocabulary) asks for the common formats to be
+ * checked; `content*` and the meta-data keywords are annotations. `x-` keys are ignored; any other unknown key is refused, so a
+ * misspelt keyword never leaves a value unvalidated.
+ *
+ * References resolve within the schema, to the documents in `schemas`, and
+ * to the bundled 2020-12 meta-schemas; nothing is ever fetched. Schemas are
+ * bounded at registration (`maxSchemaNodes`, `maxSchemaDepth`), and each
+ * subschema is evaluated a bounded number of times per value while
+ * `unevaluated*` annotations are collected, so nested `anyOf`/`oneOf` never
+ * cost exponential time there.
  *
  * The schema is compiled once into JavaScript source and built with
  * `new Function`; nothing from the schema reaches that source except as JSON
@@ -101,12 +169,16 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * `#/properties/a`.
  *
  * @param schema The schema literal.
- * @param options A label for error messages, and whether to generate code.
+ * @param options A label for error messages, whether to generate code, the
+ * documents references may name, and the registration limits.
  * @returns A validator that reuses the compiled checks on every call.
  * @throws {TypeError} For any keyword it does not support (so nothing is
  * silently left unvalidated), a malformed keyword value, an invalid regular
- * expression, a `$ref` that is remote or points at nothing, or a `$ref` loop
- * that never moves into the value.
+ * expression, a reference to a document not given or to nothing in one, a
+ * `$ref` loop that never moves into the value, or a dialect requiring an
+ * unknown vocabulary.
+ * @throws {RangeError} For a schema beyond `maxSchemaNodes` or
+ * `maxSchemaDepth`, naming the limit.
  *
  * @example Validating tool arguments
  * ```ts
@@ -126,6 +198,27 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * ]);
  * ```
  *
+ * @example A reference to a document given in `schemas`
+ * ```ts
+ * import { compileSchema } from "@warden/mcp/schema";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const validate = compileSchema({
+ *   $id: "https://example.com/order.json",
+ *   properties: { ship_to: { $ref: "address.json" } },
+ *   unevaluatedProperties: false,
+ * }, {
+ *   schemas: {
+ *     "https://example.com/address.json": { required: ["city"] },
+ *   },
+ * });
+ * deepEqual(validate({ ship_to: { city: "Oslo" } }), []);
+ * deepEqual(validate({ ship_to: {}, note: 1 }).map((v) => v.keyword), [
+ *   "required",
+ *   "unevaluatedProperties",
+ * ]);
+ * ```
+ *
  * @example Refusing a misspelt keyword
  * ```ts
  * import { compileSchema } from "@warden/mcp/schema";
@@ -140,7 +233,29 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * ```
  */
 export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): Validator {
-  const root = new SchemaCompiler(schema, options.label ?? "Cannot compile schema").compileRoot();
+  const label = options.label ?? "Cannot compile schema";
+  const { formats = "annotate" } = options;
+  if (formats !== "annotate" && formats !== "assert") {
+    throw new TypeError(
+      `${label}: formats must be "annotate" or "assert", not ${JSON.stringify(formats)}`,
+    );
+  }
+  const { unknownKeywords = "refuse-typos" } = options;
+  if (!["annotate", "refuse-typos", "refuse"].includes(unknownKeywords)) {
+    throw new TypeError(
+      `${label}: unknownKeywords must be "annotate", "refuse-typos" or "refuse", not ${
+        JSON.stringify(unknownKeywords)
+      }`,
+    );
+  }
+  const root = new SchemaCompiler(schema, {
+    label,
+    unknownKeywords,
+    schemas: options.schemas ?? {},
+    maxNodes: limit(options.maxSchemaNodes, MAX_SCHEMA_NODES, "maxSchemaNodes", label),
+    maxDepth: limit(options.maxSchemaDepth, MAX_SCHEMA_DEPTH, "maxSchemaDepth", label),
+    assertFormats: formats === "assert",
+  }).compileRoot();
   const generated = options.codegen === false ? undefined : generateValidator(root, VALID);
   if (generated !== undefined) return generated;
   const { test, report } = buildClosures(root);

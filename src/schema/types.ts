@@ -61,14 +61,27 @@ export type JsonSchemaMap = { readonly [name: string]: JsonSchema };
  * ```
  */
 export interface JsonSchemaObject {
-  /** The dialect's URI; accepted and not checked. */
+  /**
+   * The dialect's URI. A meta-schema given in the `schemas` option decides
+   * by its `$vocabulary` which keywords apply; any other URI means 2020-12.
+   */
   readonly $schema?: string;
-  /** The root's base URI; only allowed at the root. */
+  /** This schema's URI (absolute, or relative to the enclosing one), without a fragment. */
   readonly $id?: string;
-  /** A local reference: `#`, a JSON pointer such as `#/$defs/item`, or `#anchor`. */
+  /**
+   * A reference: `#`, a JSON pointer such as `#/$defs/item`, `#anchor`, or
+   * a URI (relative to `$id`) of a schema in this document, in the
+   * `schemas` option, or a bundled 2020-12 meta-schema. Never fetched.
+   */
   readonly $ref?: string;
+  /** A reference resolved in the dynamic scope when it names a `$dynamicAnchor`. */
+  readonly $dynamicRef?: string;
   /** A name that `$ref: "#name"` can point at. */
   readonly $anchor?: string;
+  /** A name that `$ref` and `$dynamicRef` can point at, overridable by an outer resource. */
+  readonly $dynamicAnchor?: string;
+  /** In a meta-schema: the vocabularies its dialect uses (`true`: required). */
+  readonly $vocabulary?: { readonly [uri: string]: boolean };
   /** A comment for schema authors. */
   readonly $comment?: string;
   /** Schemas kept for `$ref`. */
@@ -155,6 +168,8 @@ export interface JsonSchemaObject {
   readonly maxItems?: number;
   /** Whether items must be distinct (by JSON equality). */
   readonly uniqueItems?: boolean;
+  /** The schema for items no other keyword (in place, including subschemas) evaluated. */
+  readonly unevaluatedItems?: JsonSchema;
 
   /** Schemas for named properties. */
   readonly properties?: JsonSchemaMap;
@@ -174,6 +189,8 @@ export interface JsonSchemaObject {
   readonly dependentRequired?: { readonly [name: string]: readonly string[] };
   /** Schemas the whole object must match when the named property is present. */
   readonly dependentSchemas?: JsonSchemaMap;
+  /** The schema for properties no other keyword (in place, including subschemas) evaluated. */
+  readonly unevaluatedProperties?: JsonSchema;
 
   /** Vendor extensions, ignored by the validator. */
   readonly [extension: `x-${string}`]: unknown;
@@ -213,7 +230,12 @@ export interface ObjectSchema extends JsonSchemaObject {
  * - `items` gives `T[]`; `prefixItems` a tuple whose elements past
  *   `minItems` are optional, followed by the `items` rest.
  * - Without `type`: `anyOf`/`oneOf` give a union, `allOf` an intersection.
- * - `$ref`, `not`, `if` and anything else without `type` give `unknown`.
+ * - `$ref`, `$dynamicRef`, `not`, `if` and anything else without `type`
+ *   give `unknown`; beside `type` they narrow nothing, so the type may be
+ *   wider than the schema, never narrower.
+ * - `unevaluatedProperties` and `unevaluatedItems` are not expressed: an
+ *   object without `properties` is `{ [key: string]: unknown }` then, as it
+ *   is with `patternProperties` (whose names a type cannot tell apart).
  *
  * Nesting deeper than 10 levels gives `unknown`, so the compiler never
  * recurses without end.
@@ -316,8 +338,9 @@ type InferObject<S, D extends Depth> = [keyof PropertiesOf<S> | RequiredOf<S>] e
   >;
 
 /** An object schema that names no properties: a map typed by `additionalProperties`. */
-type OpenObject<S, D extends Depth> = S extends { readonly additionalProperties: infer A }
-  ? { [key: string]: InferAt<A, D> }
+type OpenObject<S, D extends Depth> = S extends { readonly patternProperties: object }
+  ? { [key: string]: unknown }
+  : S extends { readonly additionalProperties: infer A } ? { [key: string]: InferAt<A, D> }
   : { [key: string]: unknown };
 
 /** The rest of an array after `prefixItems`, from `items`. */

@@ -167,7 +167,7 @@ export class TaskRunner {
       }
       throw error;
     }
-    if (ledger.pending.size > 0 || ledger.malformed !== undefined || ledger.missing !== undefined) {
+    if (ledger.pending.size > 0 || ledger.malformed !== undefined || ledger.missing.size > 0) {
       // Input asked before the task: the call answers with an InputRequiredResult instead.
       run.settled = true;
       run.inflight.abort(new Error("The call needs input before its task"));
