@@ -9,6 +9,7 @@
 
 // Types only: erased at run time, so naming them loads nothing.
 import type * as JsoncParser from "npm:jsonc-parser@^3.3.1";
+import type * as SmolToml from "npm:smol-toml@^1.4.2";
 
 /** The JSONC parser's module type. */
 export type JsoncParserModule = typeof JsoncParser;
@@ -16,4 +17,19 @@ export type JsoncParserModule = typeof JsoncParser;
 /** Loads `jsonc-parser` (the policy file's parser). */
 export function loadJsoncParser(): Promise<JsoncParserModule> {
   return import("npm:jsonc-parser@^3.3.1");
+}
+
+/** The TOML parser's module type. */
+export type TomlModule = typeof SmolToml;
+
+/**
+ * Loads `smol-toml` (the parser of gitleaks rule files).
+ *
+ * @example
+ * ```ts ignore
+ * const { parse } = await loadToml();
+ * ```
+ */
+export function loadToml(): Promise<TomlModule> {
+  return import("npm:smol-toml@^1.4.2");
 }
