@@ -116,6 +116,15 @@ export interface Compiled {
 
 const compiledRedactors = new WeakMap<Redactor, Compiled>();
 
+/** The `aws` preset's `aws_secret_access_key = <40 characters>`, also without key context. */
+const AWS_SECRET_RULE: CompiledRule = compileRedactRule({
+  id: "aws-secret-access-key",
+  regex: String
+    .raw`aws[_-]?secret[_-]?(?:access[_-]?)?key["']?\s{0,16}[:=]\s{0,16}["']?(?<secret>[A-Za-z0-9\/+]{40})(?![A-Za-z0-9\/+=])`,
+  flags: "i",
+  keywords: ["aws"],
+});
+
 function selectPresets(presets: RedactorOptions["presets"]): readonly RedactPreset[] {
   if (presets === undefined || presets === true) return REDACT_PRESETS;
   if (presets === false) return [];
@@ -179,6 +188,7 @@ export function compileRedactor(options: RedactorOptions = {}): Redactor {
     throw new TypeError("Invalid redactor options: rules must be a list");
   }
   const rules = [
+    ...(presets.includes("aws") ? [AWS_SECRET_RULE] : []),
     ...(options.patterns ?? []).map(patternRule),
     ...(options.rules ?? []).map(compileRedactRule),
   ];

@@ -380,7 +380,8 @@ export function isCode(value: string, next: number): boolean {
  */
 export function looksRandom(value: string): boolean {
   const length = value.length;
-  if (length < 8) return false;
+  // Key material has no spaces; prose does.
+  if (length < 8 || /\s/u.test(value)) return false;
   let lower = 0;
   let upper = 0;
   let digit = 0;

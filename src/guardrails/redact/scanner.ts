@@ -55,7 +55,7 @@ export interface ScanPlan {
 /** The shortest run the token rules look at (the shortest leading run of any format). */
 export const MIN_RUN = 11;
 /** The shortest random-looking token the prose rule looks at. */
-const MIN_PROSE = 20;
+const MIN_PROSE = 12;
 
 const RUN = 1;
 const ALNUM = 2;
@@ -125,13 +125,19 @@ function tokenIsSample(body: string): boolean {
       new Set(body).size <= 3);
 }
 
+/** Letters and digits, or upper and lower case, mixed: what a random body of 16 or more has. */
+function mixed(body: string): boolean {
+  return /[A-Za-z]/u.test(body) && /[0-9]/u.test(body) ||
+    /[a-z]/u.test(body) && /[A-Z]/u.test(body);
+}
+
 function tryRule(rule: TokenRule, text: string, start: number, spans: number[]): number {
   rule.re.lastIndex = start;
   const match = rule.re.exec(text);
   if (match === null) return -1;
   const token = match[0];
   const body = token.slice(rule.prefix.length);
-  if (tokenIsSample(body) || (rule.weak && !looksRandom(body))) return -1;
+  if (tokenIsSample(body) || (rule.weak && !mixed(body))) return -1;
   const end = start + token.length;
   spans.push(start + rule.kept, end);
   return end;
@@ -188,10 +194,11 @@ function proseContext(
 ): void {
   while (end > start && sep(text.charCodeAt(end - 1))) end--;
   if (end - start < MIN_PROSE) return;
-  let from = Math.max(0, start - 48);
-  const line = text.lastIndexOf("\n", start);
-  if (line >= from) from = line + 1;
-  if (!words.test(text.slice(from, start))) return;
+  // Only the window is searched for a line break: searching the whole text back would be quadratic.
+  let window = text.slice(Math.max(0, start - 48), start);
+  const line = window.lastIndexOf("\n");
+  if (line >= 0) window = window.slice(line + 1);
+  if (!words.test(window)) return;
   const token = text.slice(start, end);
   if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   spans.push(start, end);
@@ -292,8 +299,10 @@ function valueAt(
       }
       if (char === code && !escaped) break;
     }
-    const value = text.slice(start, e);
-    if (valueIsSecret(value, strength, true, 0)) spans.push(start, e);
+    let from = start;
+    const scheme = strength === "strong" ? SCHEME.exec(text.slice(start, start + 24)) : null;
+    if (scheme !== null) from += scheme[0].length;
+    if (valueIsSecret(text.slice(from, e), strength, true, 0)) spans.push(from, e);
     return e;
   }
   if (flag && code === 45) return s;
