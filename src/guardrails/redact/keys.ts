@@ -427,6 +427,6 @@ export function valueIsSecret(
   if (strength === "none" || isPlaceholder(value)) return false;
   if (strength === "weak") return looksRandom(value) && !isCode(value, next);
   if (quoted) return true;
-  if (value.length < 4 && !/\d/u.test(value)) return false;
+  if (value.length < 4) return false;
   return !isWord(value) && !isCode(value, next);
 }

@@ -108,7 +108,7 @@ export function patternRule(pattern: string | RegExp): CompiledRule {
   };
 }
 
-const ESCAPE = /[\\^$.*+?()[\]{}|\/-]/gu;
+const ESCAPE = /[\\^$.*+?()[\]{}|\/]/gu;
 
 /**
  * Checks a structured rule and compiles it.
