@@ -188,7 +188,8 @@ export function compileRedactor(options: RedactorOptions = {}): Redactor {
     throw new TypeError("Invalid redactor options: rules must be a list");
   }
   const rules = [
-    ...(presets.includes("aws") ? [AWS_SECRET_RULE] : []),
+    // Key context finds these too; without it, the aws preset still does.
+    ...(presets.includes("aws") && plan.strengthOf === undefined ? [AWS_SECRET_RULE] : []),
     ...(options.patterns ?? []).map(patternRule),
     ...(options.rules ?? []).map(compileRedactRule),
   ];

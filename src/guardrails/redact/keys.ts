@@ -342,7 +342,7 @@ export function isPlaceholder(value: string): boolean {
 }
 
 /** At most 3 distinct characters in 8 or more: `aaaaaaaa`, `0000-0000`. */
-function fewDistinct(value: string): boolean {
+export function fewDistinct(value: string): boolean {
   if (value.length < 8) return false;
   const seen = new Set<number>();
   for (let index = 0; index < value.length && seen.size <= 3; index++) {
@@ -397,16 +397,29 @@ export function looksRandom(value: string): boolean {
   return length >= 20 && entropy(value) >= 3.5;
 }
 
+const COUNTS = new Int32Array(128);
+
 /** Shannon entropy in bits per character. */
 export function entropy(value: string): number {
-  const counts = new Map<number, number>();
-  for (let index = 0; index < value.length; index++) {
+  const length = value.length;
+  let other: Map<number, number> | undefined;
+  for (let index = 0; index < length; index++) {
     const code = value.charCodeAt(index);
-    counts.set(code, (counts.get(code) ?? 0) + 1);
+    if (code < 128) COUNTS[code] = (COUNTS[code] ?? 0) + 1;
+    else (other ??= new Map()).set(code, (other.get(code) ?? 0) + 1);
   }
   let bits = 0;
-  for (const count of counts.values()) {
-    const p = count / value.length;
+  for (let index = 0; index < length; index++) {
+    const code = value.charCodeAt(index);
+    if (code >= 128) continue;
+    const count = COUNTS[code] ?? 0;
+    if (count === 0) continue;
+    const p = count / length;
+    bits -= p * Math.log2(p);
+    COUNTS[code] = 0;
+  }
+  for (const count of other?.values() ?? []) {
+    const p = count / length;
     bits -= p * Math.log2(p);
   }
   return bits;

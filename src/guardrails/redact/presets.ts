@@ -218,10 +218,14 @@ export function planFor(
   }
   // Longer prefixes first, so `sk-ant-` is tried before `sk-`.
   for (const bucket of buckets) bucket?.sort((a, b) => b.prefix.length - a.prefix.length);
+  const starts = new Uint8Array(buckets.length);
+  buckets.forEach((bucket, index) => starts[index] = bucket === undefined ? 0 : 1);
   const keyvalue = on.has("keyvalue") && anyKeys;
   return {
     buckets,
-    anchored,
+    starts,
+    anchoredInRun: anchored.filter((rule) => !rule.anchor?.literal.startsWith(":")),
+    anchoredAtColon: anchored.filter((rule) => rule.anchor?.literal.startsWith(":") === true),
     strengthOf: keyvalue ? strengthOf : undefined,
     proseWords: keyvalue ? PROSE_WORDS : undefined,
     pem: on.has("pem"),

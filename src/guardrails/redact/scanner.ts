@@ -17,7 +17,14 @@
  * @module
  */
 
-import { isCode, isPlaceholder, type KeyStrength, looksRandom, valueIsSecret } from "./keys.ts";
+import {
+  fewDistinct,
+  isCode,
+  isPlaceholder,
+  type KeyStrength,
+  looksRandom,
+  valueIsSecret,
+} from "./keys.ts";
 
 /** A compiled token format (see `providers.ts`). */
 export interface TokenRule {
@@ -41,8 +48,12 @@ export interface TokenRule {
 export interface ScanPlan {
   /** Token rules by their first two characters, `(c0 << 7) | c1`. */
   readonly buckets: readonly (readonly TokenRule[] | undefined)[];
-  /** Token rules found by an inner literal. */
-  readonly anchored: readonly TokenRule[];
+  /** 1 where `buckets` has rules. */
+  readonly starts: Uint8Array;
+  /** Token rules found by an inner literal within a run (`Q~`, `-us`). */
+  readonly anchoredInRun: readonly TokenRule[];
+  /** Token rules found by an inner literal at a colon (`:AA`). */
+  readonly anchoredAtColon: readonly TokenRule[];
   /** The strength of a key name, or `undefined` when key context is off. */
   readonly strengthOf: ((key: string) => KeyStrength) | undefined;
   /** Words that, shortly before a random-looking token in prose, mark it as a secret. */
@@ -63,11 +74,17 @@ const SEP = 4;
 const ASSIGN = 8;
 const KEY = 16;
 const STOP = 32;
-const CLASS = new Uint8Array(128);
+const DIGIT = 64;
+const UPPER = 128;
+const LOWER = 256;
+const CLASS = new Uint16Array(128);
 for (let code = 0; code < 128; code++) {
   const char = String.fromCharCode(code);
   let kind = 0;
   if (/[A-Za-z0-9]/u.test(char)) kind = RUN | ALNUM | KEY;
+  if (/[0-9]/u.test(char)) kind |= DIGIT;
+  if (/[A-Z]/u.test(char)) kind |= UPPER;
+  if (/[a-z]/u.test(char)) kind |= LOWER;
   if (/[+\/.~-]/u.test(char)) kind = RUN | SEP;
   if (char === "_") kind = RUN;
   if (char === "_" || char === "." || char === "-") kind |= KEY;
@@ -76,54 +93,75 @@ for (let code = 0; code < 128; code++) {
   CLASS[code] = kind;
 }
 
+function classOf(code: number): number {
+  return code < 128 ? CLASS[code] ?? 0 : 0;
+}
+
 /** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
 export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
   const n = text.length;
   const keyed = plan.strengthOf !== undefined;
-  let runStart = -1;
   let keyUntil = -1;
-  for (let i = 0; i <= n; i++) {
-    const code = i < n ? text.charCodeAt(i) : 32;
-    const kind = code < 128 ? CLASS[code] ?? 0 : 0;
+  let i = 0;
+  while (i < n) {
+    let code = text.charCodeAt(i);
+    let kind = classOf(code);
     if ((kind & RUN) !== 0) {
-      if (runStart < 0) runStart = i;
-      continue;
-    }
-    if (runStart >= 0) {
+      // Consume the whole run, collecting what kinds of characters it holds.
+      const start = i;
+      let kinds = 0;
+      do {
+        kinds |= kind;
+        if (++i >= n) break;
+        code = text.charCodeAt(i);
+        kind = classOf(code);
+      } while ((kind & RUN) !== 0);
+      const length = i - start;
       if (
-        keyed && (code === 32 || code === 9) && i > keyUntil && i - runStart > 3 &&
-        text.charCodeAt(runStart) === 45 && text.charCodeAt(runStart + 1) === 45
+        keyed && (code === 32 || code === 9) && i < n && i > keyUntil && length > 3 &&
+        text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45
       ) {
-        keyUntil = flagContext(plan, text, runStart + 2, i, spans);
+        keyUntil = flagContext(plan, text, start + 2, i, spans);
       }
-      if (i - runStart >= MIN_RUN) examineRun(plan, text, runStart, i, runStart > keyUntil, spans);
+      if (length >= MIN_RUN) examineRun(plan, text, start, i, kinds, start > keyUntil, spans);
       // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
-      else if (i - runStart >= 2) tryBucket(plan, text, runStart, spans);
-      runStart = -1;
+      else if (length >= 2) tryBucket(plan, text, start, spans);
+      if (length >= MIN_ANCHORED && plan.anchoredInRun.length > 0) {
+        anchorsInRun(plan.anchoredInRun, text, start, i, spans);
+      }
+      if (code === 32 || code === 9) {
+        if (plan.pem && length >= 10 && text.startsWith("-----BEGIN", i - 10)) pemAt(text, i - 10, spans);
+        if (plan.bearer && length === 6 && isBearer(text, start)) bearerAt(text, i, spans);
+      }
+      if (i >= n) break;
     }
-    if ((kind & ASSIGN) !== 0 && keyed && i > keyUntil) {
-      keyUntil = keyContext(plan, text, i, spans);
+    if ((kind & ASSIGN) !== 0) {
+      if (code === 58) {
+        const next = text.charCodeAt(i + 1);
+        if (next === 47 && plan.url && text.charCodeAt(i + 2) === 47) urlAt(text, i + 3, spans);
+        else if (next === 65 && text.charCodeAt(i + 2) === 65) {
+          for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
+        }
+      }
+      if (keyed && i > keyUntil) keyUntil = keyContext(plan, text, i, spans);
     }
-  }
-  for (const rule of plan.anchored) scanAnchor(rule, text, spans);
-  if (plan.pem) scanPem(text, spans);
-  if (plan.url) scanUrls(text, spans);
-  if (plan.bearer) {
-    scanBearer(text, "earer", spans);
-    scanBearer(text, "EARER", spans);
+    i++;
   }
 }
 
+/** The shortest run an anchored format fits in. */
+const MIN_ANCHORED = 20;
+
 function isAlnum(code: number): boolean {
-  return code < 128 && ((CLASS[code] ?? 0) & ALNUM) !== 0;
+  return (classOf(code) & ALNUM) !== 0;
 }
 
 /** The body after the prefix is a documentation sample, not a key: few distinct characters, EXAMPLE, xxxx. */
 function tokenIsSample(body: string): boolean {
-  return /EXAMPLE|example|xxxx|XXXX|0000000000|1234567890/u.test(body) ||
-    (body.length >= 8 && isPlaceholder(body) && !/[^A-Za-z0-9_.=+\/-]/u.test(body) &&
-      new Set(body).size <= 3);
+  return SAMPLE.test(body) || fewDistinct(body);
 }
+
+const SAMPLE = /EXAMPLE|example|xxxx|XXXX|0000000000|1234567890/u;
 
 /** Letters and digits, or upper and lower case, mixed: what a random body of 16 or more has. */
 function mixed(body: string): boolean {
@@ -146,7 +184,11 @@ function tryRule(rule: TokenRule, text: string, start: number, spans: number[]):
 /** Tries the rules whose prefix starts with the two characters at `p`; the end of a match, or -1. */
 function tryBucket(plan: ScanPlan, text: string, p: number, spans: number[]): number {
   const second = text.charCodeAt(p + 1);
-  const bucket = second < 128 ? plan.buckets[(text.charCodeAt(p) << 7) | second] : undefined;
+  if (second >= 128) return -1;
+  const index = (text.charCodeAt(p) << 7) | second;
+  // Most words start with two characters no prefix starts with: one byte says so.
+  if (plan.starts[index] !== 1) return -1;
+  const bucket = plan.buckets[index];
   if (bucket === undefined) return -1;
   for (const rule of bucket) {
     if (!text.startsWith(rule.prefix, p)) continue;
@@ -161,27 +203,32 @@ function examineRun(
   text: string,
   start: number,
   end: number,
+  kinds: number,
   prose: boolean,
   spans: number[],
 ): void {
-  let matchedEnd = start;
-  for (let p = start; p < end;) {
-    if (p >= matchedEnd) {
+  let matchedEnd = tryBucket(plan, text, start, spans);
+  // Words start inside the run only after `-+/.~`.
+  if ((kinds & SEP) !== 0) {
+    for (let p = start + 1; p < end; p++) {
+      if (p < matchedEnd || !isAlnum(text.charCodeAt(p)) || !sep(text.charCodeAt(p - 1))) continue;
       const found = tryBucket(plan, text, p, spans);
       if (found >= 0) matchedEnd = found;
     }
-    // The next word start inside the run: a letter or digit after `-+/.~`.
-    p++;
-    while (p < end && !(isAlnum(text.charCodeAt(p)) && sep(text.charCodeAt(p - 1)))) p++;
   }
-  // A value the key context has judged already is not judged again as prose.
-  if (prose && matchedEnd === start && plan.proseWords !== undefined && end - start >= MIN_PROSE) {
+  // A value the key context has judged already is not judged again as prose;
+  // random key material mixes letters and digits, or cases.
+  if (
+    prose && matchedEnd < 0 && plan.proseWords !== undefined && end - start >= MIN_PROSE &&
+    ((kinds & DIGIT) !== 0 && (kinds & (UPPER | LOWER)) !== 0 ||
+      (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
+  ) {
     proseContext(plan.proseWords, text, start, end, spans);
   }
 }
 
 function sep(code: number): boolean {
-  return code < 128 && ((CLASS[code] ?? 0) & SEP) !== 0;
+  return (classOf(code) & SEP) !== 0;
 }
 
 /** A random-looking token shortly after "token", "api key", a provider's name… on the same line. */
@@ -229,28 +276,49 @@ function keyContext(plan: ScanPlan, text: string, at: number, spans: number[]): 
     if (text.charCodeAt(j) === 92) j--;
   }
   const keyEnd = j + 1;
-  while (j >= 0 && keyEnd - j <= 65 && isKeyChar(text.charCodeAt(j))) j--;
+  // Read the name backwards, hashing it (FNV-1a) and counting its digits.
+  let hash = 0x811c9dc5;
+  let digits = 0;
+  for (; j >= 0 && keyEnd - j <= 65; j--) {
+    const char = text.charCodeAt(j);
+    const kind = classOf(char);
+    if ((kind & KEY) === 0) break;
+    if ((kind & DIGIT) !== 0) digits++;
+    hash = Math.imul(hash ^ char, 0x01000193);
+  }
   const keyStart = j + 1;
-  if (keyStart === keyEnd || keyEnd - keyStart > 64) return at;
-  const key = text.slice(keyStart, keyEnd);
   // Base64 before its padding is no key name: a name has few digits.
-  if (countDigits(key) >= 4) return at;
-  const strength = plan.strengthOf?.(key) ?? "none";
+  if (keyStart === keyEnd || keyEnd - keyStart > 64 || digits >= 4) return at;
+  const strength = strengthAt(plan, text, keyStart, keyEnd, hash >>> 0);
   if (strength === "none") return at;
   return valueAt(text, next, strength, false, spans);
 }
 
-function countDigits(key: string): number {
-  let digits = 0;
-  for (let index = 0; index < key.length; index++) {
-    const code = key.charCodeAt(index);
-    if (code >= 48 && code <= 57) digits++;
-  }
-  return digits;
-}
+/** Verdicts on key names by hash, checked against the name itself: names repeat, slicing costs. */
+const verdicts = new WeakMap<ScanPlan, Map<number, { key: string; strength: KeyStrength }>>();
 
-function isKeyChar(code: number): boolean {
-  return code < 128 && ((CLASS[code] ?? 0) & KEY) !== 0;
+function strengthAt(
+  plan: ScanPlan,
+  text: string,
+  start: number,
+  end: number,
+  hash: number,
+): KeyStrength {
+  let cache = verdicts.get(plan);
+  if (cache === undefined) verdicts.set(plan, cache = new Map());
+  const known = cache.get(hash);
+  if (known !== undefined && known.key.length === end - start) {
+    let same = true;
+    for (let index = 0; index < known.key.length && same; index++) {
+      same = known.key.charCodeAt(index) === text.charCodeAt(start + index);
+    }
+    if (same) return known.strength;
+  }
+  const key = text.slice(start, end);
+  const strength = plan.strengthOf?.(key) ?? "none";
+  if (cache.size >= 4096) cache.clear();
+  cache.set(hash, { key, strength });
+  return strength;
 }
 
 /** `--token VALUE`: the flag's name is `text[from, to)`, its value follows the spaces. */
@@ -322,26 +390,35 @@ function valueAt(
   return e;
 }
 
-function scanAnchor(rule: TokenRule, text: string, spans: number[]): void {
-  const anchor = rule.anchor;
-  if (anchor === undefined) return;
-  let done = -1;
-  for (
-    let hit = text.indexOf(anchor.literal);
-    hit !== -1;
-    hit = text.indexOf(anchor.literal, hit + 1)
-  ) {
-    if (hit < done) continue;
-    for (let lead = anchor.max; lead >= anchor.min; lead--) {
-      const start = hit - lead;
-      if (start < 0 || start < done || isAlnum(text.charCodeAt(start - 1))) continue;
-      const end = tryRule(rule, text, start, spans);
-      if (end >= 0) {
-        done = end;
-        break;
-      }
+/** The anchored formats whose literal lies in the run `[start, end)`. */
+function anchorsInRun(
+  rules: readonly TokenRule[],
+  text: string,
+  start: number,
+  end: number,
+  spans: number[],
+): void {
+  const run = text.slice(start, end);
+  for (const rule of rules) {
+    const literal = rule.anchor?.literal ?? "";
+    let done = -1;
+    for (let hit = run.indexOf(literal); hit !== -1; hit = run.indexOf(literal, hit + 1)) {
+      if (start + hit >= done) done = anchorAt(rule, text, start + hit, done, spans);
     }
   }
+}
+
+/** Tries an anchored format whose literal is at `hit`; the end of a match, or `done`. */
+function anchorAt(rule: TokenRule, text: string, hit: number, done: number, spans: number[]): number {
+  const anchor = rule.anchor;
+  if (anchor === undefined) return done;
+  for (let lead = anchor.max; lead >= anchor.min; lead--) {
+    const start = hit - lead;
+    if (start < 0 || start < done || isAlnum(text.charCodeAt(start - 1))) continue;
+    const end = tryRule(rule, text, start, spans);
+    if (end >= 0) return end;
+  }
+  return done;
 }
 
 // The body runs up to the next five dashes, so a block cut short is masked up to where it stops.
@@ -352,60 +429,46 @@ const PEM = new RegExp(
   "uy",
 );
 
-function scanPem(text: string, spans: number[]): void {
-  let done = -1;
-  for (
-    let hit = text.indexOf("-----BEGIN ");
-    hit !== -1;
-    hit = text.indexOf("-----BEGIN ", hit + 1)
-  ) {
-    if (hit < done) continue;
-    PEM.lastIndex = hit;
-    const match = PEM.exec(text);
-    if (match === null) continue;
-    done = hit + match[0].length;
-    spans.push(hit, done);
-  }
+function pemAt(text: string, at: number, spans: number[]): void {
+  PEM.lastIndex = at;
+  const match = PEM.exec(text);
+  if (match !== null) spans.push(at, at + match[0].length);
 }
 
-/** `scheme://user:password@host`: the password. */
-function scanUrls(text: string, spans: number[]): void {
-  for (let hit = text.indexOf("://"); hit !== -1; hit = text.indexOf("://", hit + 3)) {
-    const from = hit + 3;
-    let colon = -1;
-    let e = from;
-    for (const limit = Math.min(text.length, from + 512); e < limit; e++) {
-      const code = text.charCodeAt(e);
-      if (code === 64 /* @ */) break;
-      if (code === 58 && colon < 0) colon = e;
-      if (code <= 32 || "/?#\"'<>`\\".includes(text[e] ?? "")) {
-        e = limit;
-        break;
-      }
-    }
-    if (text.charCodeAt(e) !== 64 || colon < 0) continue;
-    const password = text.slice(colon + 1, e);
-    if (!isPlaceholder(password)) spans.push(colon + 1, e);
+/** `scheme://user:password@host`: the password, from the user part at `from`. */
+function urlAt(text: string, from: number, spans: number[]): void {
+  let colon = -1;
+  let e = from;
+  for (const limit = Math.min(text.length, from + 512); e < limit; e++) {
+    const code = text.charCodeAt(e);
+    if (code === 64 /* @ */) break;
+    if (code === 58 && colon < 0) colon = e;
+    // A path, query, fragment, space or quote ends the authority: no `@`, no password.
+    if (code <= 32 || code === 47 || code === 63 || code === 35 || (classOf(code) & STOP) !== 0) return;
   }
+  if (text.charCodeAt(e) !== 64 || colon < 0) return;
+  const password = text.slice(colon + 1, e);
+  if (!isPlaceholder(password)) spans.push(colon + 1, e);
+}
+
+function isBearer(text: string, at: number): boolean {
+  return (text.charCodeAt(at) | 32) === 98 && (text.charCodeAt(at + 1) | 32) === 101 &&
+    (text.charCodeAt(at + 2) | 32) === 97 && (text.charCodeAt(at + 3) | 32) === 114 &&
+    (text.charCodeAt(at + 4) | 32) === 101 && (text.charCodeAt(at + 5) | 32) === 114;
 }
 
 const BEARER_TOKEN = /[A-Za-z0-9._~+\/-]+=*/uy;
 
-/** The token after the word `Bearer` (8 or more characters with a digit, or 20 or more). */
-function scanBearer(text: string, tail: string, spans: number[]): void {
-  for (let hit = text.indexOf(tail); hit !== -1; hit = text.indexOf(tail, hit + 5)) {
-    const b = text.charCodeAt(hit - 1);
-    if ((b !== 66 && b !== 98) || isAlnum(text.charCodeAt(hit - 2))) continue;
-    let s = hit + 5;
-    if (!isSpace(text.charCodeAt(s))) continue;
-    while (s < hit + 21 && isSpace(text.charCodeAt(s))) s++;
-    BEARER_TOKEN.lastIndex = s;
-    const match = BEARER_TOKEN.exec(text);
-    if (match === null) continue;
-    const token = match[0];
-    const bare = token.replace(/=+$/u, "");
-    if (bare.length < 8 || (bare.length < 20 && !/\d/u.test(bare))) continue;
-    if (isPlaceholder(bare) || /^[A-Z]?[a-z]+$/u.test(bare)) continue;
-    spans.push(s, s + token.length);
-  }
+/** The token after the word `Bearer` at `after` (8 or more characters with a digit, or 20 or more). */
+function bearerAt(text: string, after: number, spans: number[]): void {
+  let s = after;
+  while (s < after + 16 && isSpace(text.charCodeAt(s))) s++;
+  BEARER_TOKEN.lastIndex = s;
+  const match = BEARER_TOKEN.exec(text);
+  if (match === null) return;
+  const token = match[0];
+  const bare = token.replace(/=+$/u, "");
+  if (bare.length < 8 || (bare.length < 20 && !/\d/u.test(bare))) return;
+  if (isPlaceholder(bare) || /^[A-Z]?[a-z]+$/u.test(bare)) return;
+  spans.push(s, s + token.length);
 }
