@@ -7,8 +7,11 @@
  * @module
  */
 
-// Types only: erased at run time, so naming them loads nothing.
+// Types only: erased at run time, so naming them loads nothing. The full
+// specifiers are this module's purpose (consumers need no import map).
+// deno-lint-ignore no-import-prefix
 import type * as JsoncParser from "npm:jsonc-parser@^3.3.1";
+// deno-lint-ignore no-import-prefix
 import type * as SmolToml from "npm:smol-toml@^1.4.2";
 
 /** The JSONC parser's module type. */
@@ -16,6 +19,7 @@ export type JsoncParserModule = typeof JsoncParser;
 
 /** Loads `jsonc-parser` (the policy file's parser). */
 export function loadJsoncParser(): Promise<JsoncParserModule> {
+  // deno-lint-ignore no-import-prefix
   return import("npm:jsonc-parser@^3.3.1");
 }
 
@@ -31,5 +35,6 @@ export type TomlModule = typeof SmolToml;
  * ```
  */
 export function loadToml(): Promise<TomlModule> {
+  // deno-lint-ignore no-import-prefix
   return import("npm:smol-toml@^1.4.2");
 }

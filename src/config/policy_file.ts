@@ -8,6 +8,7 @@
 
 // Types only: the parser itself is imported when a policy is read, so that
 // servers without a policy never load it (cold start).
+// deno-lint-ignore no-import-prefix
 import type { Node, ParseError } from "npm:jsonc-parser@^3.3.1";
 import { loadJsoncParser } from "./npm_packages.ts";
 import type { GuardrailsConfig } from "../guardrails/guardrails.ts";

@@ -437,9 +437,12 @@ export function valueIsSecret(
   quoted: boolean,
   next: number,
 ): boolean {
-  if (strength === "none" || isPlaceholder(value)) return false;
-  if (strength === "weak") return looksRandom(value) && !isCode(value, next);
-  if (quoted) return true;
+  // Cheap checks first: most values next to a key are words, code or short.
+  if (strength === "none") return false;
+  if (strength === "weak") {
+    return looksRandom(value) && !isCode(value, next) && !isPlaceholder(value);
+  }
+  if (quoted) return !isPlaceholder(value);
   if (value.length < 4) return false;
-  return !isWord(value) && !isCode(value, next);
+  return !isWord(value) && !isCode(value, next) && !isPlaceholder(value);
 }

@@ -77,7 +77,8 @@ const STOP = 32;
 const DIGIT = 64;
 const UPPER = 128;
 const LOWER = 256;
-const CLASS = new Uint16Array(128);
+// One entry per UTF-16 code unit, so the hot loop needs no range check.
+const CLASS = new Uint16Array(65536);
 for (let code = 0; code < 128; code++) {
   const char = String.fromCharCode(code);
   let kind = 0;
@@ -94,59 +95,70 @@ for (let code = 0; code < 128; code++) {
 }
 
 function classOf(code: number): number {
-  return code < 128 ? CLASS[code] ?? 0 : 0;
+  return CLASS[code] ?? 0;
 }
 
 /** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
 export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
   const n = text.length;
   const keyed = plan.strengthOf !== undefined;
+  const starts = plan.starts;
+  const anchored = plan.anchoredInRun.length > 0;
   let keyUntil = -1;
   let i = 0;
   while (i < n) {
-    let code = text.charCodeAt(i);
-    let kind = classOf(code);
-    if ((kind & RUN) !== 0) {
-      // Consume the whole run, collecting what kinds of characters it holds.
-      const start = i;
-      let kinds = 0;
-      do {
-        kinds |= kind;
-        if (++i >= n) break;
-        code = text.charCodeAt(i);
-        kind = classOf(code);
-      } while ((kind & RUN) !== 0);
-      const length = i - start;
-      if (
-        keyed && (code === 32 || code === 9) && i < n && i > keyUntil && length > 3 &&
-        text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45
-      ) {
-        keyUntil = flagContext(plan, text, start + 2, i, spans);
+    const kind = CLASS[text.charCodeAt(i)] ?? 0;
+    if ((kind & RUN) === 0) {
+      if ((kind & ASSIGN) !== 0) {
+        keyUntil = assignment(plan, text, i, keyed && i > keyUntil, keyUntil, spans);
       }
-      if (length >= MIN_RUN) examineRun(plan, text, start, i, kinds, start > keyUntil, spans);
-      // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
-      else if (length >= 2) tryBucket(plan, text, start, spans);
-      if (length >= MIN_ANCHORED && plan.anchoredInRun.length > 0) {
-        anchorsInRun(plan.anchoredInRun, text, start, i, spans);
-      }
-      if (code === 32 || code === 9) {
-        if (plan.pem && length >= 10 && text.startsWith("-----BEGIN", i - 10)) pemAt(text, i - 10, spans);
-        if (plan.bearer && length === 6 && isBearer(text, start)) bearerAt(text, i, spans);
-      }
-      if (i >= n) break;
+      i++;
+      continue;
     }
-    if ((kind & ASSIGN) !== 0) {
-      if (code === 58) {
-        const next = text.charCodeAt(i + 1);
-        if (next === 47 && plan.url && text.charCodeAt(i + 2) === 47) urlAt(text, i + 3, spans);
-        else if (next === 65 && text.charCodeAt(i + 2) === 65) {
-          for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
-        }
-      }
-      if (keyed && i > keyUntil) keyUntil = keyContext(plan, text, i, spans);
+    // Consume the whole run; the character after it is looked at in the next turn.
+    const start = i;
+    while (++i < n && ((CLASS[text.charCodeAt(i)] ?? 0) & RUN) !== 0);
+    const length = i - start;
+    if (length < 2) continue;
+    const code = i < n ? text.charCodeAt(i) : 0;
+    if (
+      keyed && (code === 32 || code === 9) && i > keyUntil && length > 3 &&
+      text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45
+    ) {
+      keyUntil = flagContext(plan, text, start + 2, i, spans);
     }
-    i++;
+    if (length >= MIN_RUN) examineRun(plan, text, start, i, start > keyUntil, spans);
+    // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
+    else if (starts[(text.charCodeAt(start) << 7) | (text.charCodeAt(start + 1) & 127)] === 1) {
+      tryBucket(plan, text, start, spans);
+    }
+    if (length >= MIN_ANCHORED && anchored) anchorsInRun(plan.anchoredInRun, text, start, i, spans);
+    if (code === 32 || code === 9) {
+      if (plan.pem && length >= 10 && text.startsWith("-----BEGIN", i - 10)) {
+        pemAt(text, i - 10, spans);
+      }
+      if (plan.bearer && length === 6 && isBearer(text, start)) bearerAt(text, i, spans);
+    }
   }
+}
+
+/** A `:` or `=` at `i`: a URL's credentials, a Telegram token, or a key's value. Returns `keyUntil`. */
+function assignment(
+  plan: ScanPlan,
+  text: string,
+  i: number,
+  keyed: boolean,
+  keyUntil: number,
+  spans: number[],
+): number {
+  if (text.charCodeAt(i) === 58) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 47 && plan.url && text.charCodeAt(i + 2) === 47) urlAt(text, i + 3, spans);
+    else if (next === 65 && text.charCodeAt(i + 2) === 65) {
+      for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
+    }
+  }
+  return keyed ? keyContext(plan, text, i, spans) : keyUntil;
 }
 
 /** The shortest run an anchored format fits in. */
@@ -203,15 +215,21 @@ function examineRun(
   text: string,
   start: number,
   end: number,
-  kinds: number,
   prose: boolean,
   spans: number[],
 ): void {
+  let kinds = 0;
+  for (let p = start; p < end; p++) kinds |= CLASS[text.charCodeAt(p)] ?? 0;
+  const starts = plan.starts;
   let matchedEnd = tryBucket(plan, text, start, spans);
   // Words start inside the run only after `-+/.~`.
   if ((kinds & SEP) !== 0) {
-    for (let p = start + 1; p < end; p++) {
-      if (p < matchedEnd || !isAlnum(text.charCodeAt(p)) || !sep(text.charCodeAt(p - 1))) continue;
+    for (let q = start; q < end - 1; q++) {
+      if ((classOf(text.charCodeAt(q)) & SEP) === 0) continue;
+      const p = q + 1;
+      const first = text.charCodeAt(p);
+      if (p < matchedEnd || !isAlnum(first)) continue;
+      if (starts[(first << 7) | (text.charCodeAt(p + 1) & 127)] !== 1) continue;
       const found = tryBucket(plan, text, p, spans);
       if (found >= 0) matchedEnd = found;
     }
@@ -409,7 +427,13 @@ function anchorsInRun(
 }
 
 /** Tries an anchored format whose literal is at `hit`; the end of a match, or `done`. */
-function anchorAt(rule: TokenRule, text: string, hit: number, done: number, spans: number[]): number {
+function anchorAt(
+  rule: TokenRule,
+  text: string,
+  hit: number,
+  done: number,
+  spans: number[],
+): number {
   const anchor = rule.anchor;
   if (anchor === undefined) return done;
   for (let lead = anchor.max; lead >= anchor.min; lead--) {
@@ -444,7 +468,9 @@ function urlAt(text: string, from: number, spans: number[]): void {
     if (code === 64 /* @ */) break;
     if (code === 58 && colon < 0) colon = e;
     // A path, query, fragment, space or quote ends the authority: no `@`, no password.
-    if (code <= 32 || code === 47 || code === 63 || code === 35 || (classOf(code) & STOP) !== 0) return;
+    if (code <= 32 || code === 47 || code === 63 || code === 35 || (classOf(code) & STOP) !== 0) {
+      return;
+    }
   }
   if (text.charCodeAt(e) !== 64 || colon < 0) return;
   const password = text.slice(colon + 1, e);
