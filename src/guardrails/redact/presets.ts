@@ -219,11 +219,18 @@ export function planFor(
   // Longer prefixes first, so `sk-ant-` is tried before `sk-`.
   for (const bucket of buckets) bucket?.sort((a, b) => b.prefix.length - a.prefix.length);
   const starts = new Uint8Array(buckets.length);
-  buckets.forEach((bucket, index) => starts[index] = bucket === undefined ? 0 : 1);
+  const triples = new Set<number>();
+  buckets.forEach((bucket, index) => {
+    if (bucket === undefined) return;
+    const short = bucket.some((rule) => rule.prefix.length < 3);
+    starts[index] = short ? 1 : 2;
+    for (const rule of bucket) triples.add((index << 7) | (rule.prefix.charCodeAt(2) & 127));
+  });
   const keyvalue = on.has("keyvalue") && anyKeys;
   return {
     buckets,
     starts,
+    triples,
     anchoredInRun: anchored.filter((rule) => !rule.anchor?.literal.startsWith(":")),
     anchoredAtColon: anchored.filter((rule) => rule.anchor?.literal.startsWith(":") === true),
     strengthOf: keyvalue ? strengthOf : undefined,

@@ -48,8 +48,10 @@ export interface TokenRule {
 export interface ScanPlan {
   /** Token rules by their first two characters, `(c0 << 7) | c1`. */
   readonly buckets: readonly (readonly TokenRule[] | undefined)[];
-  /** 1 where `buckets` has rules. */
+  /** Per bucket: 0 no rules, 1 a prefix of two characters, 2 only longer prefixes (see `triples`). */
   readonly starts: Uint8Array;
+  /** The first three characters of the prefixes of buckets marked 2, `(index << 7) | c2`. */
+  readonly triples: ReadonlySet<number>;
   /** Token rules found by an inner literal within a run (`Q~`, `-us`). */
   readonly anchoredInRun: readonly TokenRule[];
   /** Token rules found by an inner literal at a colon (`:AA`). */
@@ -77,6 +79,10 @@ const STOP = 32;
 const DIGIT = 64;
 const UPPER = 128;
 const LOWER = 256;
+const TILDE = 512;
+const DASH = 1024;
+const DOT = 2048;
+const UNDERSCORE = 4096;
 // One entry per UTF-16 code unit, so the hot loop needs no range check.
 const CLASS = new Uint16Array(65536);
 for (let code = 0; code < 128; code++) {
@@ -89,6 +95,10 @@ for (let code = 0; code < 128; code++) {
   if (/[+\/.~-]/u.test(char)) kind = RUN | SEP;
   if (char === "_") kind = RUN;
   if (char === "_" || char === "." || char === "-") kind |= KEY;
+  if (char === "~") kind |= TILDE;
+  if (char === "-") kind |= DASH;
+  if (char === ".") kind |= DOT;
+  if (char === "_") kind |= UNDERSCORE;
   if (char === ":" || char === "=") kind = ASSIGN;
   if (/[\s,;&"'`<>()[\]{}\\]/u.test(char) || code < 32) kind |= STOP;
   CLASS[code] = kind;
@@ -117,7 +127,12 @@ export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
     }
     // Consume the whole run; the character after it is looked at in the next turn.
     const start = i;
-    while (++i < n && ((CLASS[text.charCodeAt(i)] ?? 0) & RUN) !== 0);
+    let kinds = kind;
+    while (++i < n) {
+      const next = CLASS[text.charCodeAt(i)] ?? 0;
+      if ((next & RUN) === 0) break;
+      kinds |= next;
+    }
     const length = i - start;
     if (length < 2) continue;
     const code = i < n ? text.charCodeAt(i) : 0;
@@ -127,12 +142,14 @@ export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
     ) {
       keyUntil = flagContext(plan, text, start + 2, i, spans);
     }
-    if (length >= MIN_RUN) examineRun(plan, text, start, i, start > keyUntil, spans);
+    if (length >= MIN_RUN) examineRun(plan, text, start, i, kinds, start > keyUntil, spans);
     // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
-    else if (starts[(text.charCodeAt(start) << 7) | (text.charCodeAt(start + 1) & 127)] === 1) {
+    else if (starts[(text.charCodeAt(start) << 7) | (text.charCodeAt(start + 1) & 127)] !== 0) {
       tryBucket(plan, text, start, spans);
     }
-    if (length >= MIN_ANCHORED && anchored) anchorsInRun(plan.anchoredInRun, text, start, i, spans);
+    if (length >= MIN_ANCHORED && anchored) {
+      anchorsInRun(plan.anchoredInRun, text, start, i, kinds, spans);
+    }
     if (code === 32 || code === 9) {
       if (plan.pem && length >= 10 && text.startsWith("-----BEGIN", i - 10)) {
         pemAt(text, i - 10, spans);
@@ -198,8 +215,11 @@ function tryBucket(plan: ScanPlan, text: string, p: number, spans: number[]): nu
   const second = text.charCodeAt(p + 1);
   if (second >= 128) return -1;
   const index = (text.charCodeAt(p) << 7) | second;
-  // Most words start with two characters no prefix starts with: one byte says so.
-  if (plan.starts[index] !== 1) return -1;
+  // Most words start with two characters no prefix starts with: one byte says so; where
+  // every prefix there is longer, the third character must fit one of them too.
+  const start = plan.starts[index];
+  if (start === 0) return -1;
+  if (start === 2 && !plan.triples.has((index << 7) | (text.charCodeAt(p + 2) & 127))) return -1;
   const bucket = plan.buckets[index];
   if (bucket === undefined) return -1;
   for (const rule of bucket) {
@@ -215,11 +235,10 @@ function examineRun(
   text: string,
   start: number,
   end: number,
+  kinds: number,
   prose: boolean,
   spans: number[],
 ): void {
-  let kinds = 0;
-  for (let p = start; p < end; p++) kinds |= CLASS[text.charCodeAt(p)] ?? 0;
   const starts = plan.starts;
   let matchedEnd = tryBucket(plan, text, start, spans);
   // Words start inside the run only after `-+/.~`.
@@ -229,7 +248,7 @@ function examineRun(
       const p = q + 1;
       const first = text.charCodeAt(p);
       if (p < matchedEnd || !isAlnum(first)) continue;
-      if (starts[(first << 7) | (text.charCodeAt(p + 1) & 127)] !== 1) continue;
+      if (starts[(first << 7) | (text.charCodeAt(p + 1) & 127)] === 0) continue;
       const found = tryBucket(plan, text, p, spans);
       if (found >= 0) matchedEnd = found;
     }
@@ -414,16 +433,35 @@ function anchorsInRun(
   text: string,
   start: number,
   end: number,
+  kinds: number,
   spans: number[],
 ): void {
-  const run = text.slice(start, end);
+  let run: string | undefined;
   for (const rule of rules) {
     const literal = rule.anchor?.literal ?? "";
+    // The run must hold every kind of character the literal has (`~` for `Q~`).
+    const need = literalKinds(literal);
+    if ((kinds & need) !== need) continue;
+    run ??= text.slice(start, end);
     let done = -1;
     for (let hit = run.indexOf(literal); hit !== -1; hit = run.indexOf(literal, hit + 1)) {
       if (start + hit >= done) done = anchorAt(rule, text, start + hit, done, spans);
     }
   }
+}
+
+const kindsOfLiterals = new Map<string, number>();
+
+function literalKinds(literal: string): number {
+  let kinds = kindsOfLiterals.get(literal);
+  if (kinds === undefined) {
+    kinds = 0;
+    for (let index = 0; index < literal.length; index++) {
+      kinds |= classOf(literal.charCodeAt(index));
+    }
+    kindsOfLiterals.set(literal, kinds);
+  }
+  return kinds;
 }
 
 /** Tries an anchored format whose literal is at `hit`; the end of a match, or `done`. */
