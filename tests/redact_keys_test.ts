@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { compileRedactor, redactText } from "../src/guardrails/redact/engine.ts";
-import { classifyKey, isPlaceholder, valueIsSecret } from "../src/guardrails/redact/keys.ts";
+import { classifyKey } from "../src/guardrails/redact/key_names.ts";
+import { isPlaceholder, valueIsSecret } from "../src/guardrails/redact/value_shape.ts";
 
 const M = "[REDACTED]";
 

@@ -17,8 +17,7 @@ import {
   REDACT_PRESETS,
   type RedactPreset,
 } from "./presets.ts";
-import type { KeyStrength } from "./keys.ts";
-import { normaliseKey } from "./keys.ts";
+import { type KeyStrength, normaliseKey } from "./key_names.ts";
 import {
   type CompiledRule,
   compileRedactRule,

@@ -8,7 +8,7 @@
 import { escapeLiteral, formatSource, parseFormat } from "./formats.ts";
 import { PROVIDER_FORMATS, type ProviderFormat } from "./providers.ts";
 import type { ScanPlan, TokenRule } from "./scanner.ts";
-import { classifyKey, type KeyStrength, normaliseKey } from "./keys.ts";
+import { classifyKey, type KeyStrength, normaliseKey } from "./key_names.ts";
 
 /**
  * The name of a built-in secret detector.

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { entropy } from "./keys.ts";
+import { entropy } from "./value_shape.ts";
 
 /**
  * When a rule's finding is not a secret after all: any (or, with

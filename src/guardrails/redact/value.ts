@@ -6,7 +6,7 @@
  */
 
 import { type Compiled, compiledOf, maskText, type Redactor } from "./engine.ts";
-import { valueIsSecret } from "./keys.ts";
+import { valueIsSecret } from "./value_shape.ts";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;

@@ -1,0 +1,175 @@
+/**
+ * Whether a value looks like a secret: placeholders and documentation
+ * samples (`${API_KEY}`, `<YOUR_KEY>`, `xxxx…`, `…EXAMPLE`), plain words,
+ * code (`process.env.X`, `getToken(`), and how random a value looks.
+ *
+ * A strong key's quoted value is masked unless it is a placeholder; an
+ * unquoted one must not read as a word or as code. A weak key's value must
+ * look random.
+ *
+ * @module
+ */
+
+import type { KeyStrength } from "./key_names.ts";
+
+const PLACEHOLDER = new RegExp(
+  String
+    .raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][\w]*%|\{\{|<[^>]*>$|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3})` +
+    String
+      .raw`|example|placeholder|your[_-]?|changeme|change[_-]me|redacted|dummy|sample|insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
+  "iu",
+);
+const LITERALS: ReadonlySet<string> = new Set([
+  "null",
+  "nil",
+  "none",
+  "undefined",
+  "true",
+  "false",
+  "string",
+  "str",
+  "int",
+  "number",
+  "bool",
+  "boolean",
+  "object",
+  "required",
+  "optional",
+  "secret",
+  "password",
+  "token",
+  "empty",
+  "unset",
+  "todo",
+  "tbd",
+  "n/a",
+  "na",
+  "hidden",
+  "masked",
+  "omitted",
+  "env",
+  "process",
+]);
+
+/**
+ * Whether a value is a placeholder or documentation sample rather than a
+ * secret: `${API_KEY}`, `$TOKEN`, `<YOUR_KEY>`, `xxxx…`, `****`, anything
+ * saying example/your/changeme/redacted, literal type names and a run of few
+ * distinct characters.
+ *
+ * @example
+ * ```ts ignore
+ * console.assert(isPlaceholder("${API_KEY}") && !isPlaceholder("hunter2"));
+ * ```
+ */
+export function isPlaceholder(value: string): boolean {
+  if (value.length === 0 || LITERALS.has(value.toLowerCase())) return true;
+  if (PLACEHOLDER.test(value)) return true;
+  return fewDistinct(value) || sequential(value);
+}
+
+/** At most 3 distinct characters in 8 or more: `aaaaaaaa`, `0000-0000`. */
+export function fewDistinct(value: string): boolean {
+  if (value.length < 8) return false;
+  const seen = new Set<number>();
+  for (let index = 0; index < value.length && seen.size <= 3; index++) {
+    seen.add(value.charCodeAt(index));
+  }
+  return seen.size <= 3;
+}
+
+/** Mostly an ascending run such as `1234567890abcdef`: a made-up sample. */
+function sequential(value: string): boolean {
+  if (value.length < 10) return false;
+  let steps = 0;
+  for (let index = 1; index < value.length; index++) {
+    if (value.charCodeAt(index) === value.charCodeAt(index - 1) + 1) steps++;
+  }
+  return steps >= value.length * 0.5;
+}
+
+/** A plain word: `Opening`, `required`, `READ-ONLY`, `not_set`. */
+function isWord(value: string): boolean {
+  return /^(?:[A-Z]?[a-z]+|[A-Z]+)(?:[-_ ](?:[A-Z]?[a-z]+|[A-Z]+))*[.,!?]?$/u.test(value);
+}
+
+/** Code rather than data: `process.env.X`, `self.token`, `getToken`, `req.body`. */
+export function isCode(value: string, next: number): boolean {
+  if (next === 40 /* ( */ || next === 91 /* [ */ || next === 60 /* < */) return true;
+  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/u.test(value) &&
+    !value.split(".").some(looksRandom);
+}
+
+/**
+ * Whether a value looks like random key material: 8 or more characters with
+ * letters and digits mixed, or mixed case within, or a long run of
+ * high-entropy characters.
+ */
+export function looksRandom(value: string): boolean {
+  const length = value.length;
+  // Key material has no spaces; prose does.
+  if (length < 8 || /\s/u.test(value)) return false;
+  let lower = 0;
+  let upper = 0;
+  let digit = 0;
+  for (let index = 0; index < length; index++) {
+    const code = value.charCodeAt(index);
+    if (code >= 97 && code <= 122) lower++;
+    else if (code >= 65 && code <= 90) upper += index === 0 ? 0 : 1;
+    else if (code >= 48 && code <= 57) digit++;
+  }
+  const letters = lower + upper;
+  if (letters > 0 && digit > 0 && digit < length) return entropy(value) >= 2.5;
+  if (lower > 0 && upper > 1 && length >= 12) return entropy(value) >= 3;
+  return length >= 20 && entropy(value) >= 3.5;
+}
+
+const COUNTS = new Int32Array(128);
+
+/** Shannon entropy in bits per character. */
+export function entropy(value: string): number {
+  const length = value.length;
+  let other: Map<number, number> | undefined;
+  for (let index = 0; index < length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 128) COUNTS[code] = (COUNTS[code] ?? 0) + 1;
+    else (other ??= new Map()).set(code, (other.get(code) ?? 0) + 1);
+  }
+  let bits = 0;
+  for (let index = 0; index < length; index++) {
+    const code = value.charCodeAt(index);
+    if (code >= 128) continue;
+    const count = COUNTS[code] ?? 0;
+    if (count === 0) continue;
+    const p = count / length;
+    bits -= p * Math.log2(p);
+    COUNTS[code] = 0;
+  }
+  for (const count of other?.values() ?? []) {
+    const p = count / length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * Whether the value next to a key of this strength is to be masked.
+ * `quoted` says whether the value was quoted (JSON, a quoted .env or YAML
+ * value), `next` is the character code after an unquoted value (a `(` means
+ * a call: code, not data).
+ */
+export function valueIsSecret(
+  value: string,
+  strength: KeyStrength,
+  quoted: boolean,
+  next: number,
+): boolean {
+  // Cheap checks first: most values next to a key are words, code or short.
+  if (strength === "none") return false;
+  if (strength === "weak") {
+    return looksRandom(value) && !isCode(value, next) && !isPlaceholder(value);
+  }
+  if (quoted) return !isPlaceholder(value);
+  if (value.length < 4) return false;
+  return !isWord(value) && !isCode(value, next) && !isPlaceholder(value);
+}
