@@ -70,3 +70,13 @@ for (const row of PROVIDER_FORMATS) {
     }
   });
 }
+
+Deno.test("redactText() masks a Telegram bot token glued to /bot in an API URL", () => {
+  const token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ";
+  assert.equal(
+    redactText(redactor, `GET https://api.telegram.org/bot${token}/getMe`),
+    `GET https://api.telegram.org/bot${M}/getMe`,
+  );
+  const text = `see robot${token}`;
+  assert.equal(redactText(compileRedactor({ presets: ["providers"] }), text), text);
+});

@@ -36,6 +36,7 @@ export const ALPHABETS: Readonly<Record<string, string>> = Object.freeze({
   f: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._",
   "2": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
   g: "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+  q: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789=_.-",
   "=": "=",
 });
 

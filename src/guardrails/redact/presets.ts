@@ -148,6 +148,7 @@ export function compileFormat(row: ProviderFormat): TokenRule {
     re: parsed.kept === "" ? re : new RegExp(`${escapeKept(parsed.kept)}${re.source}`, "uy"),
     kept: parsed.kept.length,
     weak: row.weak === true,
+    glued: row.glued ?? "",
     anchor,
   };
 }
@@ -168,14 +169,22 @@ function ruleOf(row: ProviderFormat): TokenRule {
   return rule;
 }
 
-/** Words that mark the random-looking token after them in prose as a secret. */
+/**
+ * Words that mark the random-looking token after them in prose as a secret:
+ * secret words, and the names of providers whose keys have no prefix.
+ */
 const PROSE_WORDS = new RegExp(
-  String.raw`pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|` +
-    String.raw`credential|auth|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
+  String.raw`pass(?:word|wd|phrase)|secret|token|\bkey\b|api[ _-]?key|access[ _-]?key|` +
+    String.raw`private[ _-]?key|credential|auth|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
     String.raw`datadog|algolia|heroku|okta|twilio|cloudflare|snyk|mailgun|azure|sentry|newrelic|` +
     String.raw`new relic|pagerduty|zendesk|intercom|pusher|rollbar|bugsnag|honeycomb|sumo|travis|` +
+    String.raw`codecov|circleci|vercel|netlify|postmark|mapbox|segment|mixpanel|amplitude|` +
+    String.raw`launchdarkly|adafruit|adobe|airtable|asana|bitbucket|bittrex|cohere|coinbase|` +
+    String.raw`confluent|contentful|discord|drone|etsy|facebook|fastly|finicity|finnhub|flickr|` +
+    String.raw`freemius|freshbooks|gitter|gocardless|hubspot|jfrog|kraken|kucoin|linkedin|looker|` +
     String
-      .raw`codecov|circleci|vercel|netlify|postmark|mapbox|segment|mixpanel|amplitude|launchdarkly`,
+      .raw`mattermost|messagebird|nytimes|plaid|privateai|rapidapi|sendbird|sonar|squarespace|` +
+    String.raw`telegram|twitch|twitter|\blob\b|dropbox|shopify|stripe|slack|github|gitlab|openai`,
   "iu",
 );
 

@@ -36,6 +36,8 @@ export interface TokenRule {
   readonly kept: number;
   /** Whether the part after the prefix must look random. */
   readonly weak: boolean;
+  /** A word the token may follow with no break, or "". */
+  readonly glued: string;
   /** The inner literal of an anchored format, and how far before it the token starts. */
   readonly anchor:
     | { readonly literal: string; readonly min: number; readonly max: number }
@@ -131,7 +133,7 @@ function assignment(
   if (text.charCodeAt(i) === 58) {
     const next = text.charCodeAt(i + 1);
     if (next === 47 && plan.url && text.charCodeAt(i + 2) === 47) urlAt(text, i + 3, spans);
-    else if (next === 65 && text.charCodeAt(i + 2) === 65) {
+    else if (next === 65) {
       for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
     }
   }
@@ -188,11 +190,19 @@ function examineRun(
   // random key material mixes letters and digits, or cases.
   if (
     prose && matchedEnd < 0 && plan.proseWords !== undefined && end - start >= MIN_PROSE &&
+    !covered(spans, start) &&
     ((kinds & DIGIT) !== 0 && (kinds & (UPPER | LOWER)) !== 0 ||
       (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
   ) {
     proseContext(plan.proseWords, text, start, end, spans);
   }
+}
+
+/** Whether the last secret found covers `at` (a token the run continues, such as `…:AA…/getMe`). */
+function covered(spans: readonly number[], at: number): boolean {
+  const end = spans[spans.length - 1];
+  const start = spans[spans.length - 2];
+  return start !== undefined && end !== undefined && start <= at && at < end;
 }
 
 /** A random-looking token shortly after "token", "api key", a provider's name… on the same line. */

@@ -72,6 +72,13 @@ function literalKinds(literal: string): number {
   return kinds;
 }
 
+/** Whether `glued` (a word such as `bot`) ends at `start`, itself after a word break. */
+function gluedAt(glued: string, text: string, start: number): boolean {
+  const from = start - glued.length;
+  return glued !== "" && from >= 0 && text.startsWith(glued, from) &&
+    !isAlnum(text.charCodeAt(from - 1));
+}
+
 /** Tries an anchored format whose literal is at `hit`; the end of a match, or `done`. */
 export function anchorAt(
   rule: TokenRule,
@@ -84,7 +91,8 @@ export function anchorAt(
   if (anchor === undefined) return done;
   for (let lead = anchor.max; lead >= anchor.min; lead--) {
     const start = hit - lead;
-    if (start < 0 || start < done || isAlnum(text.charCodeAt(start - 1))) continue;
+    if (start < 0 || start < done) continue;
+    if (isAlnum(text.charCodeAt(start - 1)) && !gluedAt(rule.glued, text, start)) continue;
     const end = tryRule(rule, text, start, spans);
     if (end >= 0) return end;
   }
