@@ -52,9 +52,6 @@ export function keyContext(plan: ScanPlan, text: string, at: number, spans: numb
   return valueAt(text, next, strength, false, spans);
 }
 
-/** Verdicts on key names by hash, checked against the name itself: names repeat, slicing costs. */
-const verdicts = new WeakMap<ScanPlan, Map<number, { key: string; strength: KeyStrength }>>();
-
 function strengthAt(
   plan: ScanPlan,
   text: string,
@@ -62,8 +59,7 @@ function strengthAt(
   end: number,
   hash: number,
 ): KeyStrength {
-  let cache = verdicts.get(plan);
-  if (cache === undefined) verdicts.set(plan, cache = new Map());
+  const cache = plan.verdicts;
   const known = cache.get(hash);
   if (known !== undefined && known.key.length === end - start) {
     let same = true;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { classOf } from "./chars.ts";
 import { escapeLiteral, formatSource, parseFormat } from "./formats.ts";
 import { PROVIDER_FORMATS, type ProviderFormat } from "./providers.ts";
 import type { ScanPlan, TokenRule } from "./scanner.ts";
@@ -140,7 +141,11 @@ export function compileFormat(row: ProviderFormat): TokenRule {
         max += part.max;
       }
     }
-    anchor = { literal: row.anchor, min, max };
+    let kinds = 0;
+    for (let index = 0; index < row.anchor.length; index++) {
+      kinds |= classOf(row.anchor.charCodeAt(index));
+    }
+    anchor = { literal: row.anchor, min, max, kinds };
   }
   return {
     id: row.id,
@@ -242,6 +247,7 @@ export function planFor(
     triples,
     anchoredInRun: anchored.filter((rule) => !rule.anchor?.literal.startsWith(":")),
     anchoredAtColon: anchored.filter((rule) => rule.anchor?.literal.startsWith(":") === true),
+    verdicts: new Map(),
     strengthOf: keyvalue ? strengthOf : undefined,
     proseWords: keyvalue ? PROSE_WORDS : undefined,
     pem: on.has("pem"),

@@ -40,7 +40,13 @@ export interface TokenRule {
   readonly glued: string;
   /** The inner literal of an anchored format, and how far before it the token starts. */
   readonly anchor:
-    | { readonly literal: string; readonly min: number; readonly max: number }
+    | {
+      readonly literal: string;
+      readonly min: number;
+      readonly max: number;
+      /** The character kinds of the literal: a run without them cannot hold it. */
+      readonly kinds: number;
+    }
     | undefined;
 }
 
@@ -56,6 +62,11 @@ export interface ScanPlan {
   readonly anchoredInRun: readonly TokenRule[];
   /** Token rules found by an inner literal at a colon (`:AA`). */
   readonly anchoredAtColon: readonly TokenRule[];
+  /**
+   * Verdicts on key names by their FNV-1a hash, checked against the name
+   * itself on a hit (names repeat; slicing and classifying each costs).
+   */
+  readonly verdicts: Map<number, { readonly key: string; readonly strength: KeyStrength }>;
   /** The strength of a key name, or `undefined` when key context is off. */
   readonly strengthOf: ((key: string) => KeyStrength) | undefined;
   /** Words that, shortly before a random-looking token in prose, mark it as a secret. */

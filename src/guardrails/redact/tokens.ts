@@ -48,7 +48,7 @@ export function anchorsInRun(
   for (const rule of rules) {
     const literal = rule.anchor?.literal ?? "";
     // The run must hold every kind of character the literal has (`~` for `Q~`).
-    const need = literalKinds(literal);
+    const need = rule.anchor?.kinds ?? 0;
     if ((kinds & need) !== need) continue;
     run ??= text.slice(start, end);
     let done = -1;
@@ -56,20 +56,6 @@ export function anchorsInRun(
       if (start + hit >= done) done = anchorAt(rule, text, start + hit, done, spans);
     }
   }
-}
-
-const kindsOfLiterals = new Map<string, number>();
-
-function literalKinds(literal: string): number {
-  let kinds = kindsOfLiterals.get(literal);
-  if (kinds === undefined) {
-    kinds = 0;
-    for (let index = 0; index < literal.length; index++) {
-      kinds |= classOf(literal.charCodeAt(index));
-    }
-    kindsOfLiterals.set(literal, kinds);
-  }
-  return kinds;
 }
 
 /** Whether `glued` (a word such as `bot`) ends at `start`, itself after a word break. */
