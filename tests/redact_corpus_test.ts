@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { compileRedactor, redactText } from "../src/guardrails/redact/engine.ts";
+import { redactValue } from "../src/guardrails/redact/value.ts";
 import { PROVIDER_FORMATS } from "../src/guardrails/redact/providers.ts";
 import { KEYED_FAMILIES, lookalikeCorpus, secretCorpus } from "./redact_corpus.ts";
 
@@ -38,4 +39,18 @@ Deno.test("redactText() changes at most 2% of a generated corpus of look-alikes"
     );
   }
   assert.ok(rate <= 0.02, `false positives ${rate}`);
+});
+
+Deno.test("redactText() is idempotent, and redactValue() masks what it does in JSON text", () => {
+  // Every outgoing channel may pass text through the masker more than once (a reply, then its
+  // audit entry): a second pass must change nothing.
+  const corpus = [...secretCorpus(99, 1), ...lookalikeCorpus(99, 2)];
+  for (const item of corpus) {
+    const once = redactText(redactor, item.text);
+    assert.equal(redactText(redactor, once), once, item.text);
+    if (item.context === "json" || item.context === "jsonNested") {
+      const masked = JSON.stringify(redactValue(redactor, JSON.parse(item.text)));
+      assert.ok(!masked.includes(item.secret ?? "\u0000"), `${item.family}: ${masked}`);
+    }
+  }
 });
