@@ -53,8 +53,10 @@ export interface RedactorOptions {
    */
   rules?: readonly RedactRule[];
   /**
-   * Extra keys whose values are always masked, compared case-insensitively,
-   * ignoring `-`, `_` and spaces, otherwise exactly.
+   * Extra keys whose values are masked, compared case-insensitively,
+   * ignoring `-`, `_` and spaces, otherwise exactly: in data any value but
+   * `null`; in text any quoted value, and an unquoted one unless it reads as
+   * a word, code or a placeholder.
    *
    * @default {[]}
    */
@@ -221,6 +223,9 @@ export function findSecrets(compiled: Compiled, text: string): number[] | undefi
 
 /** `text` with every secret replaced by `mask`; `text` itself when there is none. */
 export function maskText(compiled: Compiled, mask: string, text: string): string {
+  // No built-in rule matches fewer than six characters (`k=abcd` is the least key context):
+  // short strings, most object keys and values, skip the scan.
+  if (text.length < 6 && compiled.rules.length === 0) return text;
   const flat = findSecrets(compiled, text);
   if (flat === undefined) return text;
   const order: number[] = [];
