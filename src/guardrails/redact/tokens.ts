@@ -6,7 +6,7 @@
  * @module
  */
 
-import { classOf, isAlnum } from "./chars.ts";
+import { isAlnum } from "./chars.ts";
 import type { TokenRule } from "./scanner.ts";
 import { fewDistinct } from "./value_shape.ts";
 
