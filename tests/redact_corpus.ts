@@ -218,6 +218,17 @@ export const PROSE_LOOKALIKES: readonly string[] = [
   "do not shoot the bearer of bad news",
   "The session key pillars: listen, learn, lead.",
   "Key: value pairs are separated by commas.",
+  "cache key user_42_profile_v3 evicted",
+  "primary key orders_2024_06 rebuilt",
+  "the key s3://bucket/path/file_2024.csv was uploaded",
+  "object key uploads/2024/06/18/photo_001.jpg",
+  "idempotency key 550e8400-e29b-41d4-a716-446655440000 reused",
+  "The token count for model gpt-4o-2024-08-06 was 1200",
+  "secret santa list_2024_final.xlsx",
+  "auth service v2.3.1-beta.4 started",
+  "partition key tenant-7f3a9c build 2024.06.18",
+  "cache_key=user_42_profile_v3 ttl=300",
+  "Set-Cookie: theme=dark; Path=/; Max-Age=3600",
 ];
 
 /** Look-alikes in every context, and the prose list as it is. */

@@ -133,13 +133,19 @@ function valueAt(
     if (scheme !== null) s += scheme[0].length;
   }
   let e = s;
+  let pair = false;
   for (const limit = Math.min(n, s + 1024); e < limit; e++) {
     const char = text.charCodeAt(e);
     if ((classOf(char) & STOP) !== 0) break;
+    // `Cookie: theme=dark`: a `name=value` pair; the `=` is judged as a key of its own.
+    if (char === 61 && e > s && text.charCodeAt(e + 1) !== 61 && text.charCodeAt(e - 1) !== 61) {
+      pair = true;
+      break;
+    }
   }
   let end = e;
   while (end > s && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 58)) end--;
   const value = text.slice(s, end);
   if (valueIsSecret(value, strength, false, text.charCodeAt(e))) spans.push(s, end);
-  return e;
+  return pair ? e - 1 : e;
 }

@@ -179,8 +179,8 @@ function ruleOf(row: ProviderFormat): TokenRule {
  * secret words, and the names of providers whose keys have no prefix.
  */
 const PROSE_WORDS = new RegExp(
-  String.raw`pass(?:word|wd|phrase)|secret|token|\bkey\b|api[ _-]?key|access[ _-]?key|` +
-    String.raw`private[ _-]?key|credential|auth|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
+  String.raw`pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|` +
+    String.raw`private[ _-]?key|credential|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
     String.raw`datadog|algolia|heroku|okta|twilio|cloudflare|snyk|mailgun|azure|sentry|newrelic|` +
     String.raw`new relic|pagerduty|zendesk|intercom|pusher|rollbar|bugsnag|honeycomb|sumo|travis|` +
     String.raw`codecov|circleci|vercel|netlify|postmark|mapbox|segment|mixpanel|amplitude|` +
@@ -192,6 +192,9 @@ const PROSE_WORDS = new RegExp(
     String.raw`telegram|twitch|twitter|\blob\b|dropbox|shopify|stripe|slack|github|gitlab|openai`,
   "iu",
 );
+
+/** Words that may name a secret or not ("key", "auth"): the token after them must be long too. */
+const PROSE_MAYBE = /\bkey\b|\bauth\b/iu;
 
 /** The key strength function of a redactor: its exact keys, then (by default) the classifier. */
 export function keyStrengthOf(
@@ -250,6 +253,7 @@ export function planFor(
     verdicts: new Map(),
     strengthOf: keyvalue ? strengthOf : undefined,
     proseWords: keyvalue ? PROSE_WORDS : undefined,
+    proseMaybe: keyvalue ? PROSE_MAYBE : undefined,
     pem: on.has("pem"),
     url: on.has("url"),
     bearer: on.has("bearer"),

@@ -22,7 +22,7 @@ import { flagContext, keyContext } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
 import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
-import { isCode, isPlaceholder, looksRandom } from "./value_shape.ts";
+import { isCode, isHexOrUuid, isPlaceholder, looksRandom } from "./value_shape.ts";
 
 /** A compiled token format (see `providers.ts`). */
 export interface TokenRule {
@@ -71,6 +71,8 @@ export interface ScanPlan {
   readonly strengthOf: ((key: string) => KeyStrength) | undefined;
   /** Words that, shortly before a random-looking token in prose, mark it as a secret. */
   readonly proseWords: RegExp | undefined;
+  /** Words that do so only for a token of 20 or more characters. */
+  readonly proseMaybe: RegExp | undefined;
   readonly pem: boolean;
   readonly url: boolean;
   readonly bearer: boolean;
@@ -205,7 +207,7 @@ function examineRun(
     ((kinds & DIGIT) !== 0 && (kinds & (UPPER | LOWER)) !== 0 ||
       (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
   ) {
-    proseContext(plan.proseWords, text, start, end, spans);
+    proseContext(plan, text, start, end, spans);
   }
 }
 
@@ -218,7 +220,7 @@ function covered(spans: readonly number[], at: number): boolean {
 
 /** A random-looking token shortly after "token", "api key", a provider's name… on the same line. */
 function proseContext(
-  words: RegExp,
+  plan: ScanPlan,
   text: string,
   start: number,
   end: number,
@@ -230,8 +232,11 @@ function proseContext(
   let window = text.slice(Math.max(0, start - 48), start);
   const line = window.lastIndexOf("\n");
   if (line >= 0) window = window.slice(line + 1);
-  if (!words.test(window)) return;
+  const sure = plan.proseWords?.test(window) === true;
+  if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
   const token = text.slice(start, end);
   if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
+  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`).
+  if (!sure && isHexOrUuid(token)) return;
   spans.push(start, end);
 }

@@ -100,28 +100,51 @@ export function isCode(value: string, next: number): boolean {
     !value.split(".").some(looksRandom);
 }
 
+const HEX_OR_UUID =
+  /^(?:[0-9a-fA-F]{32,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/u;
+
+/** Whether a value is 32 or more hex digits or a UUID: a digest or an id as often as a key. */
+export function isHexOrUuid(value: string): boolean {
+  return HEX_OR_UUID.test(value);
+}
+
 /**
- * Whether a value looks like random key material: 8 or more characters with
- * letters and digits mixed, or mixed case within, or a long run of
- * high-entropy characters.
+ * Whether a value looks like random key material: 32 or more hex digits or a
+ * UUID, or a piece of 8 or more characters (between `._-/~+` separators)
+ * that switches often between lower case, upper case and digits. Names
+ * built from words and numbers (`user_42_profile_v3`, `gpt-4o-2024-08-06`,
+ * `photo_001.jpg`) switch rarely and are not random.
  */
 export function looksRandom(value: string): boolean {
   const length = value.length;
   // Key material has no spaces; prose does.
   if (length < 8 || /\s/u.test(value)) return false;
-  let lower = 0;
-  let upper = 0;
-  let digit = 0;
-  for (let index = 0; index < length; index++) {
-    const code = value.charCodeAt(index);
-    if (code >= 97 && code <= 122) lower++;
-    else if (code >= 65 && code <= 90) upper += index === 0 ? 0 : 1;
-    else if (code >= 48 && code <= 57) digit++;
+  if (HEX_OR_UUID.test(value)) return true;
+  let piece = 0;
+  let switches = 0;
+  let last = 0;
+  for (let index = 0; index <= length; index++) {
+    const code = index < length ? value.charCodeAt(index) : 46;
+    const kind = code >= 97 && code <= 122
+      ? 1
+      : code >= 65 && code <= 90
+      ? 2
+      : code >= 48 && code <= 57
+      ? 3
+      : 0;
+    if (kind === 0) {
+      if (code === 61 && index > 0) continue; // base64 padding and `=` inside tokens
+      if (piece >= 8 && switches >= Math.max(3, piece / 8)) return entropy(value) >= 3;
+      piece = 0;
+      switches = 0;
+      last = 0;
+      continue;
+    }
+    if (last !== 0 && kind !== last) switches++;
+    last = kind;
+    piece++;
   }
-  const letters = lower + upper;
-  if (letters > 0 && digit > 0 && digit < length) return entropy(value) >= 2.5;
-  if (lower > 0 && upper > 1 && length >= 12) return entropy(value) >= 3;
-  return length >= 20 && entropy(value) >= 3.5;
+  return false;
 }
 
 const COUNTS = new Int32Array(128);
