@@ -229,6 +229,14 @@ export const PROSE_LOOKALIKES: readonly string[] = [
   "partition key tenant-7f3a9c build 2024.06.18",
   "cache_key=user_42_profile_v3 ttl=300",
   "Set-Cookie: theme=dark; Path=/; Max-Age=3600",
+  "secret: !Ref DbSecret",
+  "password: <%= ENV['DB_PASSWORD'] %>",
+  "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+  "token = jwt.encode(payload, SECRET_KEY, algorithm='HS256')",
+  "password: Joi.string().min(8).required(),",
+  "--password-file /run/secrets/db --token-ttl 3600",
+  "passwordless login is enabled: true",
+  "Token expiry: 2024-06-18T09:30:00Z",
 ];
 
 /** Look-alikes in every context, and the prose list as it is. */

@@ -12,11 +12,13 @@
 
 import type { KeyStrength } from "./key_names.ts";
 
+// References and templates (`${X}`, `$X`, `%X%`, `{{ x }}`, `<x>`, `<%= x %>`), YAML tags and
+// aliases (`!Ref X`, `*anchor`), masks already applied, and words samples are made of.
 const PLACEHOLDER = new RegExp(
-  String
-    .raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][\w]*%|\{\{|<[^>]*>$|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3})` +
-    String
-      .raw`|example|placeholder|your[_-]?|changeme|change[_-]me|redacted|dummy|sample|insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
+  String.raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][\w]*%|\{\{|<[^>]*>$|<%|` +
+    String.raw`\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|![A-Za-z]|[&*][A-Za-z])|` +
+    String.raw`example|placeholder|your[_-]?|changeme|change[_-]me|redacted|dummy|sample|` +
+    String.raw`insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
   "iu",
 );
 const LITERALS: ReadonlySet<string> = new Set([
