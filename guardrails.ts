@@ -81,18 +81,19 @@ export {
 } from "./src/guardrails/bucket_store.ts";
 export {
   compileRedactor,
-  redactContent,
   type Redactor,
   type RedactorOptions,
   redactText,
-  redactValue,
-} from "./src/guardrails/redact.ts";
+} from "./src/guardrails/redact/engine.ts";
+export { redactContent, redactValue } from "./src/guardrails/redact/value.ts";
+export type { RedactRule, RuleAllowlist } from "./src/guardrails/redact/rules.ts";
+export { loadGitleaksRules, parseGitleaksRules } from "./src/guardrails/redact/gitleaks.ts";
 export {
   DEFAULT_REDACT_KEYS,
   REDACT_PRESETS,
   type RedactPreset,
-} from "./src/guardrails/redact_presets.ts";
-export { redaction, type RedactionGuardrail } from "./src/guardrails/redaction.ts";
+} from "./src/guardrails/redact/presets.ts";
+export { redaction, type RedactionGuardrail } from "./src/guardrails/redact/guardrail.ts";
 export {
   type AuditEntry,
   type AuditInput,

@@ -1188,10 +1188,10 @@ Deno.test("with redaction off, audit arguments are still masked by the default k
   const { server, entries } = desk((audit) => ({ audit }));
   await server.handle(request(1, "tools/call", {
     name: "login",
-    arguments: { user: "ada", password: "hunter2", note: `key ${ODK_KEY}` },
+    arguments: { user: "ada", password: "hunter2", note: `ref ${ODK_KEY}` },
   }));
   // The custom ODK rule lives in `redact`, so without it only the defaults apply.
-  assert.deepEqual(entries[0]?.arguments, { user: "ada", password: MASK, note: `key ${ODK_KEY}` });
+  assert.deepEqual(entries[0]?.arguments, { user: "ada", password: MASK, note: `ref ${ODK_KEY}` });
 });
 
 Deno.test({

@@ -1,19 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  compileRedactor,
-  redactContent,
-  type Redactor,
-  redactText,
-  redactValue,
-} from "../src/guardrails/redact.ts";
-import {
-  compilePresetRule,
-  compileRule,
-  DEFAULT_REDACT_KEYS,
-  presetPatterns,
-  REDACT_PRESETS,
-  type RedactPreset,
-} from "../src/guardrails/redact_presets.ts";
+import { compileRedactor, type Redactor, redactText } from "../src/guardrails/redact/engine.ts";
+import { redactContent, redactValue } from "../src/guardrails/redact/value.ts";
+import { REDACT_PRESETS, type RedactPreset } from "../src/guardrails/redact/presets.ts";
 
 const M = "[REDACTED]";
 
@@ -53,10 +41,10 @@ interface Sample {
 const SAMPLES: Sample[] = [
   {
     preset: "aws",
-    text: "export AWS_ACCESS_KEY_ID=AKIAZ3MEXAMPLE7Q2WXY\n",
+    text: "export AWS_ACCESS_KEY_ID=AKIAZ3MQ7Q2WXY4RT5UV\n",
     expected: `export AWS_ACCESS_KEY_ID=${M}\n`,
   },
-  { preset: "aws", text: "key ASIA4FAKEKEY0000TEST expires", expected: `key ${M} expires` },
+  { preset: "aws", text: "key ASIA4KQ7ZR2MWX9PLT3B expires", expected: `key ${M} expires` },
   {
     preset: "aws",
     text: "aws_secret_access_key = Fk3/9sd8Qw+Ejq0LmZx7TnVb2YcR5uHa1KpWe6Gi\nregion = eu-west-1",
@@ -76,7 +64,7 @@ const SAMPLES: Sample[] = [
   },
   {
     preset: "slack",
-    text: "user token xoxp-1111222233-4444555566-7777888899-0a1b2c3d4e5f6071 ok",
+    text: "user token xoxp-1111222233-4444555566-7777888899-0a1b2c3d4e5f60718f2e9d3c4b5a6978 ok",
     expected: `user token ${M} ok`,
   },
   {
@@ -159,7 +147,19 @@ const SAMPLES: Sample[] = [
     text: "{'client_secret': 'x9y8', 'Access-Token': 12345}",
     expected: `{'client_secret': '${M}', 'Access-Token': ${M}}`,
   },
-  { preset: "keyvalue", text: "password: hunter2 # keep safe", expected: `password: ${M}` },
+  {
+    preset: "keyvalue",
+    text: "password: hunter2 # keep safe",
+    expected: `password: ${M} # keep safe`,
+  },
+  { preset: "keyvalue", text: "GITHUB_TOKEN=gh0-Xq8vLm2", expected: `GITHUB_TOKEN=${M}` },
+  {
+    preset: "keyvalue",
+    text: '{"db_password": "correct horse", "apiToken": "t0k3n"}',
+    expected: `{"db_password": "${M}", "apiToken": "${M}"}`,
+  },
+  { preset: "keyvalue", text: "run --api-key Zk39fjQ02k now", expected: `run --api-key ${M} now` },
+  { preset: "keyvalue", text: "SLACK_BOT_TOKEN='b0t-9Xq2'", expected: `SLACK_BOT_TOKEN='${M}'` },
 ];
 
 const NEAR_MISSES: { preset: RedactPreset; text: string }[] = [
@@ -192,6 +192,15 @@ const NEAR_MISSES: { preset: RedactPreset; text: string }[] = [
   { preset: "url", text: "mailto:ada@example.com" },
   { preset: "keyvalue", text: "tokens_used=5, token_count: 3, max_token=5" },
   { preset: "keyvalue", text: "the password field is required; my_api_key_name: x" },
+  { preset: "keyvalue", text: "Session: Opening keynote, Hall A" },
+  {
+    preset: "keyvalue",
+    text: "const token = await getToken(user); password: process.env.DB_PASSWORD",
+  },
+  {
+    preset: "keyvalue",
+    text: "GITHUB_TOKEN=${GITHUB_TOKEN} API_KEY=<YOUR_KEY> token: ghp_xxxxxxxx",
+  },
 ];
 
 function only(preset: RedactPreset): Redactor {
@@ -279,8 +288,22 @@ Deno.test("redactValue() masks whole values under sensitive keys, however they a
     "ACCESS_TOKEN",
     "clientSecret",
     "password",
+    "GITHUB_TOKEN",
+    "STRIPE_SECRET_KEY",
+    "db_password",
+    "secret_key",
+    "apiToken",
+    "SLACK_BOT_TOKEN",
+    "my_token",
   ];
-  const kept = ["tokens_used", "token_count", "apikeys", "my_token", "secretary", "passwords"];
+  const kept = [
+    "tokens_used",
+    "token_count",
+    "max_tokens",
+    "secretary",
+    "tokenizer",
+    "password_policy",
+  ];
   for (const key of masked) {
     for (const value of ["s3cret", 1234, { nested: "x" }, ["a", "b"], true]) {
       assert.deepEqual(redactValue(redactor, { [key]: value }), { [key]: M }, key);
@@ -334,14 +357,26 @@ Deno.test("redactValue() copies on write and never mutates its input", () => {
   assert.equal(redactValue(redactor, clean), clean, "nothing to mask: the same reference");
 });
 
-Deno.test("redactValue() applies text rules to values but not to object keys", () => {
+Deno.test("redactValue() masks secrets used as object keys, and keeps colliding keys apart", () => {
   const redactor = compileRedactor();
-  const value = { [GHP]: "value" };
-  assert.equal(redactValue(redactor, value), value);
+  assert.deepEqual(redactValue(redactor, { [GHP]: "value", ok: 1 }), { [M]: "value", ok: 1 });
+  assert.deepEqual(redactValue(redactor, { a: { [`x ${GHO}`]: 1 } }), { a: { [`x ${M}`]: 1 } });
+  assert.deepEqual(redactValue(redactor, { [GHP]: 1, [GHO]: 2 }), { [M]: 1, [`${M} (2)`]: 2 });
   assert.equal(redactValue(redactor, GHP), M);
   for (const scalar of [42, true, null, undefined]) {
     assert.equal(redactValue(redactor, scalar), scalar);
   }
+});
+
+Deno.test("redactValue() judges weak keys by their value and strong keys not at all", () => {
+  const redactor = compileRedactor();
+  const value = { session: "Opening keynote, Hall A", signature: 42, tokens: 1200 };
+  assert.equal(redactValue(redactor, value), value);
+  assert.deepEqual(redactValue(redactor, { session: "s9Fq2LmZ8xKc0PvT" }), { session: M });
+  assert.deepEqual(redactValue(redactor, { password: "hunter" }), { password: M });
+  assert.deepEqual(redactValue(redactor, { password: "${DB_PASSWORD}" }), {
+    password: "${DB_PASSWORD}",
+  });
 });
 
 Deno.test("redactValue() masks subtrees deeper than maxDepth instead of overflowing", () => {
@@ -478,16 +513,20 @@ Deno.test("redactContent() masks the contents of a resources/read result", () =>
   ]);
 });
 
-Deno.test("redactText() stays linear on long adversarial input", () => {
-  const redactor = compileRedactor();
-  const n = 1 << 18;
+Deno.test("redactText() stays linear on 1 MB adversarial inputs", () => {
+  const redactor = compileRedactor({ patterns: [] });
+  const n = 1 << 20;
   const inputs = [
     "a".repeat(n),
     "a=b=".repeat(n / 4),
     "a:b:".repeat(n / 4),
+    "password:password:".repeat(n / 18),
+    'token="'.repeat(n / 7),
+    "--token --token ".repeat(n / 16),
     "xoxb-".repeat(n / 5),
     "sk-ant-".repeat(n / 7),
     "eyJa.".repeat(n / 5),
+    "eyJ".repeat(n / 3),
     "bearer a".repeat(n / 8),
     "-----BEGIN PRIVATE KEY-----".repeat(n / 27),
     `-----BEGIN PRIVATE KEY-----${"-a".repeat(n / 2)}`,
@@ -495,110 +534,20 @@ Deno.test("redactText() stays linear on long adversarial input", () => {
     `password: "${"\\".repeat(n)}`,
     "a.a.a://b:".repeat(n / 10),
     "ghp_".repeat(n / 4),
+    "ABSK/".repeat(n / 5),
+    "fm2_/".repeat(n / 5),
+    ":AA".repeat(n / 3),
+    "1Q~".repeat(n / 3),
+    "-us".repeat(n / 3),
     "hooks.slack.com/services/a/".repeat(n / 27),
     `token${" ".repeat(n)}`,
+    `api key ${"Ab1".repeat(n / 3)}`,
   ];
   for (const input of inputs) {
     const started = performance.now();
     redactText(redactor, input);
     const elapsed = performance.now() - started;
-    assert.ok(elapsed < 1000, `${JSON.stringify(input.slice(0, 20))}… took ${elapsed} ms`);
+    // A generous bound: a quadratic scan of 1 MB takes minutes, a linear one milliseconds.
+    assert.ok(elapsed < 5000, `${JSON.stringify(input.slice(0, 20))}… took ${elapsed} ms`);
   }
-});
-
-/** Every preset rule as a user pattern: no hints, so every rule scans every text. */
-function unhinted(): Redactor {
-  const patterns = REDACT_PRESETS.flatMap((preset) => presetPatterns(preset, DEFAULT_REDACT_KEYS));
-  return compileRedactor({ presets: false, patterns });
-}
-
-/** Case and Unicode variants: with the `i` and `u` flags, `ſ` matches `s` and `K` (Kelvin) `k`. */
-function variants(text: string): string[] {
-  return [
-    text,
-    text.toUpperCase(),
-    text.toLowerCase(),
-    text.replaceAll("s", "\u017f").replaceAll("k", "\u212a"),
-    text.replaceAll("S", "\u017f").replaceAll("K", "\u212a"),
-    text.replaceAll(":", "=").replaceAll("=", ": "),
-    text.replaceAll("_", "-"),
-  ];
-}
-
-Deno.test("redactText() masks exactly what the rules find, with or without their hints", () => {
-  const hinted = compileRedactor();
-  const plain = unhinted();
-  const texts = [
-    ...SAMPLES.map((sample) => sample.text),
-    ...NEAR_MISSES.map((miss) => miss.text),
-    "",
-    ":",
-    "=",
-    "://",
-    "AWS_SECRET_ACCESS_KEY=Fk3/9sd8Qw+Ejq0LmZx7TnVb2YcR5uHa1KpWe6Gi",
-    "Aws-Secret-Key: Fk3/9sd8Qw+Ejq0LmZx7TnVb2YcR5uHa1KpWe6Gi",
-    "BEARER 9f8e7d6c5b4a32100123abcd and BeArEr AbCdEfGhIjKlMnOpQrStUvWx",
-    "PASSWORD=hunter2; Pass_Word: x; P-A-S-S-W-O-R-D = y; se\u017f\u017fion=abc; to\u212aen=1",
-    '{"Authorization":"Basic dXNlcjpwYXNz","cookie":"a=b"}',
-    `${SAMPLES.map((sample) => sample.text).join(" | ")}`,
-  ];
-  for (const text of texts.flatMap(variants)) {
-    assert.equal(redactText(hinted, text), redactText(plain, text), JSON.stringify(text));
-    const value = { note: text, nested: [text, { password: text }] };
-    assert.deepEqual(redactValue(hinted, value), redactValue(plain, value), JSON.stringify(text));
-  }
-});
-
-Deno.test("compilePresetRule() copies a built-in rule as compileRule() does, unchecked", () => {
-  for (const preset of REDACT_PRESETS) {
-    for (const pattern of presetPatterns(preset, DEFAULT_REDACT_KEYS)) {
-      const fast = compilePresetRule(pattern);
-      const checked = compileRule(pattern);
-      assert.equal(fast.source, checked.source);
-      assert.equal(fast.flags, checked.flags, pattern.source);
-      assert.equal(new RegExp(pattern.source, pattern.flags).test(""), false, pattern.source);
-    }
-  }
-});
-
-Deno.test("compileRedactor() finds a secret group however its name is written", () => {
-  const redactor = compileRedactor({
-    presets: false,
-    patterns: [String.raw`tok=(?<\u0073ecret>\w+)`, String.raw`lit\(\?<secret>x\)`],
-  });
-  assert.equal(redactText(redactor, "tok=abc"), `tok=${M}`);
-  assert.equal(redactText(redactor, "lit(?<secret>x)"), M, "a literal is not a group");
-});
-
-Deno.test("redactValue() tracks cycles on long paths and across nested walks", () => {
-  const redactor = compileRedactor({ maxDepth: 200 });
-  // A path of 100 containers that loops back to its 40th, beside a deep shared subtree.
-  const shared = { password: "p" };
-  const nodes: Record<string, unknown>[] = Array.from({ length: 100 }, () => ({}));
-  nodes.forEach((node, index) => {
-    node.next = nodes[index + 1] ?? nodes[40];
-    node.shared = shared;
-  });
-  let node: unknown = redactValue(redactor, { root: nodes[0], after: [shared] });
-  assert.ok(typeof node === "object" && node !== null && "after" in node && "root" in node);
-  assert.deepEqual(node.after, [{ password: M }], "the path is left again after deep walks");
-  node = node.root;
-  for (let depth = 0; depth < 100; depth++) {
-    assert.ok(typeof node === "object" && node !== null && "next" in node, `depth ${depth}`);
-    assert.deepEqual(Reflect.get(node, "shared"), { password: M }, `depth ${depth}`);
-    node = node.next;
-  }
-  assert.equal(node, M, "the loop back to depth 40 is a cycle");
-
-  // A toJSON that redacts on its own, with the same redactor, in the middle of a walk.
-  const inner = { toJSON: () => redactValue(redactor, { token: "t", list: [1, 2] }) };
-  const outer: Record<string, unknown> = { inner, password: "p" };
-  outer.self = outer;
-  const masked = JSON.stringify(redactValue(redactor, outer));
-  assert.equal(masked, `{"inner":{"token":"${M}","list":[1,2]},"password":"${M}","self":"${M}"}`);
-  assert.equal(
-    JSON.stringify(redactValue(redactor, outer)),
-    masked,
-    "and again, with reused state",
-  );
 });

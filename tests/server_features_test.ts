@@ -137,7 +137,7 @@ Deno.test("ctx.progress throws RangeError to the tool when progress does not inc
       description: "Reports progress badly",
       inputSchema: EMPTY,
       handler: (_args, ctx) => {
-        ctx.progress(2, undefined, `key ghp_${"x9".repeat(18)}`);
+        ctx.progress(2, undefined, "key ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK");
         const refusals = [2, 1, Number.NaN, Number.POSITIVE_INFINITY].map((value) => {
           try {
             ctx.progress(value);

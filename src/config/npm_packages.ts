@@ -12,6 +12,7 @@
 
 // Types only: erased at run time, so naming them loads nothing.
 import type * as JsoncParser from "npm:jsonc-parser@^3.3.1";
+import type * as SmolToml from "npm:smol-toml@^1.4.2";
 
 /** The JSONC parser's module type. */
 export type JsoncParserModule = typeof JsoncParser;
@@ -39,4 +40,12 @@ function load<T>(onDeno: () => Promise<T>, bare: string): Promise<T> {
 /** Loads `jsonc-parser` (the policy file's parser). */
 export function loadJsoncParser(): Promise<JsoncParserModule> {
   return load(() => import("npm:jsonc-parser@^3.3.1"), "jsonc-parser");
+}
+
+/** The TOML parser's module type. */
+export type TomlModule = typeof SmolToml;
+
+/** Loads `smol-toml` (the parser of gitleaks rule files). */
+export function loadToml(): Promise<TomlModule> {
+  return load(() => import("npm:smol-toml@^1.4.2"), "smol-toml");
 }

@@ -15,6 +15,8 @@ import {
 } from "./npm_packages.ts";
 import type { GuardrailsConfig } from "../guardrails/guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/guardrails.ts";
+import { loadGitleaksRules } from "../guardrails/redact/gitleaks.ts";
+import { dirname, resolve } from "node:path";
 
 function position(text: string, offset: number): string {
   let line = 1;
@@ -84,7 +86,8 @@ function valueOf(node: Node, text: string, source: string): unknown {
 
 /**
  * Parses and checks a policy file's text. `source` names the file in
- * messages. Throws `SyntaxError` ("Cannot parse policy FILE: expected ',' at
+ * messages; a relative `redact.gitleaksRules` path is read from `baseDir`
+ * (default: the current directory), and its rules become `redact.rules`. Throws `SyntaxError` ("Cannot parse policy FILE: expected ',' at
  * 3:7") or `TypeError`/`RangeError` ("Cannot load policy FILE: unknown key
  * 'acess' at $") for a bad file.
  *
@@ -94,7 +97,11 @@ function valueOf(node: Node, text: string, source: string): unknown {
  * const config = await parsePolicy('{ "access": { "tools": { "deny": ["rm_*"] } } }', "inline");
  * ```
  */
-export async function parsePolicy(text: string, source: string): Promise<GuardrailsConfig> {
+export async function parsePolicy(
+  text: string,
+  source: string,
+  baseDir = ".",
+): Promise<GuardrailsConfig> {
   const { parseTree, printParseErrorCode } = await loadJsoncParser();
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -108,7 +115,7 @@ export async function parsePolicy(text: string, source: string): Promise<Guardra
   if (tree === undefined) throw new SyntaxError(`Cannot parse policy ${source}: the file is empty`);
   const value = valueOf(tree, text, source);
   try {
-    return checkGuardrailsConfig(value);
+    return await withGitleaksRules(checkGuardrailsConfig(value), baseDir);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const message = `Cannot load policy ${source}: ${error.message}`;
@@ -136,5 +143,23 @@ export async function loadPolicyFile(path: string): Promise<GuardrailsConfig> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`Cannot read policy ${path}: ${reason}`);
   }
-  return await parsePolicy(text, path);
+  return await parsePolicy(text, path, dirname(path));
+}
+
+/** The config with a `redact.gitleaksRules` file read into `redact.rules`. */
+async function withGitleaksRules(
+  config: GuardrailsConfig,
+  baseDir: string,
+): Promise<GuardrailsConfig> {
+  const redact = config.redact;
+  if (typeof redact !== "object" || redact.gitleaksRules === undefined) return config;
+  const { gitleaksRules, ...options } = redact;
+  let rules;
+  try {
+    rules = await loadGitleaksRules(resolve(baseDir, gitleaksRules));
+  } catch (error) {
+    const message = `redact.gitleaksRules: ${error instanceof Error ? error.message : error}`;
+    throw error instanceof SyntaxError ? new SyntaxError(message) : new TypeError(message);
+  }
+  return { ...config, redact: { ...options, rules: [...(options.rules ?? []), ...rules] } };
 }

@@ -9,7 +9,8 @@
 
 import { type AuditOutcome, type AuditSink, type AuditState, nextAuditEntry } from "./audit.ts";
 import type { CallOutcome, CallStatus, GuardedCall, Guardrail } from "./pipeline.ts";
-import { compileRedactor, type Redactor, redactValue } from "./redact.ts";
+import { compileRedactor, type Redactor } from "./redact/engine.ts";
+import { redactValue } from "./redact/value.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 
 /** Options of {@linkcode auditLog}. */

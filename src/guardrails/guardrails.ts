@@ -13,8 +13,8 @@ import { fileAuditSink, stderrAuditSink } from "./audit_sinks.ts";
 import type { BucketStore } from "./bucket_store.ts";
 import type { Guardrail } from "./pipeline.ts";
 import { compileRateLimits, rateLimit, type RateLimiterOptions } from "./rate_limit.ts";
-import { compileRedactor, type RedactorOptions } from "./redact.ts";
-import { redaction } from "./redaction.ts";
+import { compileRedactor, type RedactorOptions } from "./redact/engine.ts";
+import { redaction } from "./redact/guardrail.ts";
 
 /** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
 export type AuditTarget =
@@ -40,8 +40,14 @@ export interface GuardrailsConfig {
   access?: AccessPolicyOptions;
   /** Token-bucket rules. Absent: no limits. */
   rateLimit?: RateLimiterOptions;
-  /** Masking of outgoing data: options, `true` for the defaults, `false` or absent for none. */
-  redact?: RedactorOptions | boolean;
+  /**
+   * Masking of outgoing data: options, `true` for the defaults, `false` or
+   * absent for none. In a policy file, `"gitleaksRules": "FILE.toml"` adds
+   * the rules of a gitleaks configuration (a relative path is resolved
+   * against the policy file's directory); in code, pass
+   * `rules: await loadGitleaksRules(FILE)` instead.
+   */
+  redact?: (RedactorOptions & { gitleaksRules?: string }) | boolean;
   /** The audit log's destination. Absent or false: no audit log. */
   audit?: AuditTarget;
 }
@@ -134,10 +140,12 @@ export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
 }
 
 const REDACT_KEYS: Readonly<
-  Record<string, "boolean|list" | "list" | "boolean" | "string" | "integer">
+  Record<string, "boolean|list" | "list" | "boolean" | "string" | "integer" | "rules">
 > = {
   presets: "boolean|list",
   patterns: "list",
+  rules: "rules",
+  gitleaksRules: "string",
   keys: "list",
   defaultKeys: "boolean",
   mask: "string",
@@ -158,7 +166,9 @@ function checkRedactOptions(value: unknown): RedactorOptions {
     }
     const isList = Array.isArray(item) &&
       item.every((entry) => typeof entry === "string" || entry instanceof RegExp);
-    const ok = kind === "list"
+    const ok = kind === "rules"
+      ? Array.isArray(item) && item.every(isRecord)
+      : kind === "list"
       ? isList
       : kind === "boolean|list"
       ? typeof item === "boolean" || isList
@@ -168,7 +178,11 @@ function checkRedactOptions(value: unknown): RedactorOptions {
       ? typeof item === "string"
       : Number.isInteger(item);
     if (!ok) {
-      const expected = kind === "boolean|list"
+      const expected = kind === "rules"
+        ? "a list of rule objects"
+        : kind === "string"
+        ? "a non-empty string"
+        : kind === "boolean|list"
         ? "true, false or a list of strings"
         : kind === "list"
         ? "a list of strings"
@@ -176,8 +190,10 @@ function checkRedactOptions(value: unknown): RedactorOptions {
       throw new TypeError(`${key} must be ${expected}`);
     }
   }
+  if (value.gitleaksRules === "") throw new TypeError("gitleaksRules must be a non-empty string");
   // The shape is checked above; compileRedactor checks the values (regexes, presets).
-  compileRedactor(value as RedactorOptions);
+  const { gitleaksRules: _, ...options } = value;
+  compileRedactor(options as RedactorOptions);
   return value as RedactorOptions;
 }
 
@@ -229,6 +245,11 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
   }
   let redactor = undefined;
   if (checked.redact !== undefined && checked.redact !== false) {
+    if (checked.redact !== true && checked.redact.gitleaksRules !== undefined) {
+      throw new TypeError(
+        "redact: gitleaksRules is read by loadPolicyFile()/parsePolicy(); in code, pass rules: await loadGitleaksRules(FILE)",
+      );
+    }
     const step = redaction(checked.redact === true ? {} : checked.redact);
     redactor = step.redactor;
     guardrails.push(step);

@@ -7,17 +7,11 @@
  * @module
  */
 
-import { isRecord } from "../jsonrpc/messages.ts";
-import type { CallOutcome, GuardedCall, Guardrail } from "./pipeline.ts";
-import {
-  compileRedactor,
-  redactContent,
-  type Redactor,
-  type RedactorOptions,
-  redactText,
-  redactValue,
-} from "./redact.ts";
-import { RpcError } from "../jsonrpc/errors.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import type { CallOutcome, GuardedCall, Guardrail } from "../pipeline.ts";
+import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
+import { redactContent, redactValue } from "./value.ts";
+import { RpcError } from "../../jsonrpc/errors.ts";
 
 /**
  * Key rules only see parsed data, so JSON carried as text (structured output
@@ -145,7 +139,9 @@ export interface RedactionGuardrail extends Guardrail {
 
 /**
  * Creates the redaction guardrail. Options are checked now: a bad pattern
- * throws here, at start-up, not on the first call.
+ * throws here, at start-up, not on the first call. Everything it masks
+ * (results, errors, notifications through `outgoing`) has its object keys
+ * masked as well as its values.
  *
  * @example Masking the order desk's own API keys on top of the presets
  * ```ts

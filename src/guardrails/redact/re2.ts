@@ -1,0 +1,265 @@
+/**
+ * Translates Go RE2 regular expressions (the syntax of gitleaks rules) into
+ * ECMAScript sources for the `u` flag, or refuses what has no faithful
+ * translation.
+ *
+ * Translated: leading `(?flags)` (`i`, `m`, `s`) to flags, inline flags
+ * elsewhere to modifier groups `(?i:…)`, `(?P<name>` to `(?<name>`, `\z` and
+ * `\A`, `\Q…\E` literals, `\x{…}`, `\pL`, POSIX classes (`[[:alnum:]]`),
+ * escaped punctuation that `u` forbids (`\-`, `\'`), and literal braces.
+ * Refused: the ungreedy flag `U`, `\C`, negated POSIX classes, octal escapes,
+ * and nested unbounded repetition such as `(a+)+`, which RE2 runs in linear
+ * time but a backtracking engine may not.
+ *
+ * @module
+ */
+
+/** A translated expression. */
+export interface Translated {
+  /** The ECMAScript source. */
+  readonly source: string;
+  /** Flags from a leading `(?…)`, beside `u`. */
+  readonly flags: string;
+}
+
+const POSIX: Readonly<Record<string, string>> = {
+  alnum: "A-Za-z0-9",
+  alpha: "A-Za-z",
+  ascii: "\\x00-\\x7F",
+  blank: "\\t ",
+  cntrl: "\\x00-\\x1F\\x7F",
+  digit: "0-9",
+  graph: "!-~",
+  lower: "a-z",
+  print: " -~",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\t\\n\\v\\f\\r ",
+  upper: "A-Z",
+  word: "A-Za-z0-9_",
+  xdigit: "0-9A-Fa-f",
+};
+
+const SYNTAX = "^$\\.*+?()[]{}|/";
+const CATEGORY = /^(?:[LMNPSZC][a-z]?|Any)$/u;
+
+/**
+ * Translates one RE2 expression; throws a `SyntaxError` whose message says
+ * what cannot be translated (the caller adds the rule id and file).
+ *
+ * @example
+ * ```ts ignore
+ * console.assert(translateRe2("(?i)key-(?P<k>[a-z]+)").flags === "i");
+ * ```
+ */
+export function translateRe2(pattern: string): Translated {
+  let at = 0;
+  let flags = "";
+  const leading = /^\(\?([imsU]+)\)/u.exec(pattern);
+  if (leading !== null) {
+    const given = leading[1] ?? "";
+    if (given.includes("U")) {
+      throw new SyntaxError("the ungreedy flag (?U) has no ECMAScript equivalent");
+    }
+    flags = [...new Set(given)].join("");
+    at = leading[0].length;
+  }
+  let out = "";
+  // Per open group: the inline flags to close with it, and whether it repeats without bound inside.
+  const groups: { modifiers: string[]; unbounded: boolean }[] = [{
+    modifiers: [],
+    unbounded: false,
+  }];
+  let lastGroupUnbounded = false;
+  while (at < pattern.length) {
+    const char = pattern[at] ?? "";
+    if (char === "\\") {
+      const [text, length] = escape(pattern, at, false);
+      out += text;
+      at += length;
+      lastGroupUnbounded = false;
+      continue;
+    }
+    if (char === "[") {
+      const [text, length] = charClass(pattern, at);
+      out += text;
+      at += length;
+      lastGroupUnbounded = false;
+      continue;
+    }
+    if (char === "(") {
+      const inline = /^\(\?([ims]*(?:-[ims]+)?)\)/u.exec(pattern.slice(at));
+      if (inline !== null && inline[1] !== "") {
+        // Flags from here to the end of the enclosing group: a modifier group closed with it.
+        out += `(?${inline[1]}:`;
+        groups.at(-1)?.modifiers.push(inline[1] ?? "");
+        at += inline[0].length;
+        continue;
+      }
+      const scoped = /^\(\?[ims]*(?:-[ims]+)?:/u.exec(pattern.slice(at));
+      if (scoped !== null && scoped[0] !== "(?:") {
+        out += scoped[0];
+        at += scoped[0].length;
+        groups.push({ modifiers: [], unbounded: false });
+        continue;
+      }
+      if (/^\(\?[^:P<!=]/u.test(pattern.slice(at))) {
+        throw new SyntaxError(`unsupported group syntax at ${at + 1}`);
+      }
+      if (pattern.startsWith("(?P<", at)) {
+        out += "(?<";
+        at += 4;
+      } else {
+        out += "(";
+        at++;
+      }
+      groups.push({ modifiers: [], unbounded: false });
+      continue;
+    }
+    if (char === "|") {
+      // Inline flags last to the end of the group, across alternatives: close and reopen them.
+      const modifiers = groups.at(-1)?.modifiers ?? [];
+      out += ")".repeat(modifiers.length) + "|" + modifiers.map((flags) => `(?${flags}:`).join("");
+      at++;
+      lastGroupUnbounded = false;
+      continue;
+    }
+    if (char === ")") {
+      const group = groups.pop();
+      if (group === undefined || groups.length === 0) {
+        throw new SyntaxError(`unmatched ')' at ${at + 1}`);
+      }
+      out += ")".repeat(group.modifiers.length) + ")";
+      lastGroupUnbounded = group.unbounded;
+      const parent = groups.at(-1);
+      if (parent !== undefined) parent.unbounded ||= group.unbounded;
+      at++;
+      continue;
+    }
+    if (char === "*" || char === "+" || char === "{") {
+      const repeat = /^(?:\*|\+|\{(\d+)(?:(,)(\d*))?\})\??/u.exec(pattern.slice(at));
+      if (repeat !== null) {
+        const unbounded = repeat[0][0] !== "{" || (repeat[2] === "," && repeat[3] === "");
+        if (unbounded && lastGroupUnbounded) {
+          throw new SyntaxError(
+            `nested repetition '${
+              pattern.slice(Math.max(0, at - 12), at + repeat[0].length)
+            }' can take exponential time outside RE2`,
+          );
+        }
+        const top = groups.at(-1);
+        if (top !== undefined && unbounded) top.unbounded = true;
+        out += repeat[0];
+        at += repeat[0].length;
+        lastGroupUnbounded = false;
+        continue;
+      }
+      out += "\\{";
+      at++;
+      continue;
+    }
+    if (char === "}" || char === "]") {
+      out += `\\${char}`;
+      at++;
+      continue;
+    }
+    out += char;
+    at++;
+    if (char !== "?") lastGroupUnbounded = false;
+  }
+  if (groups.length !== 1) throw new SyntaxError("missing ')'");
+  out += ")".repeat(groups[0]?.modifiers.length ?? 0);
+  return { source: out, flags };
+}
+
+/** One escape at `at`; returns its translation and the length it used. */
+function escape(pattern: string, at: number, inClass: boolean): [string, number] {
+  const next = pattern[at + 1];
+  if (next === undefined) throw new SyntaxError("trailing backslash");
+  if (next === "Q") {
+    const end = pattern.indexOf("\\E", at + 2);
+    const literal = pattern.slice(at + 2, end === -1 ? pattern.length : end);
+    const escaped = Array.from(
+      literal,
+      (char) => SYNTAX.includes(char) || char === "-" && inClass ? `\\${char}` : char,
+    ).join("");
+    return [escaped, (end === -1 ? pattern.length : end + 2) - at];
+  }
+  if (next === "z") return ["(?![\\s\\S])", 2];
+  if (next === "A") return ["(?<![\\s\\S])", 2];
+  if (next === "C") throw new SyntaxError("\\C (any byte) has no ECMAScript equivalent");
+  if (next === "a") return ["\\x07", 2];
+  if (next === "x" && pattern[at + 2] === "{") {
+    const end = pattern.indexOf("}", at + 3);
+    const hex = pattern.slice(at + 3, end);
+    if (end === -1 || !/^[0-9A-Fa-f]{1,6}$/u.test(hex)) {
+      throw new SyntaxError(`bad \\x{…} escape at ${at + 1}`);
+    }
+    return [`\\u{${hex}}`, end + 1 - at];
+  }
+  if (next === "p" || next === "P") {
+    let name: string;
+    let length: number;
+    if (pattern[at + 2] === "{") {
+      const end = pattern.indexOf("}", at + 3);
+      if (end === -1) throw new SyntaxError(`bad \\${next}{…} escape at ${at + 1}`);
+      name = pattern.slice(at + 3, end);
+      length = end + 1 - at;
+    } else {
+      name = pattern[at + 2] ?? "";
+      length = 3;
+    }
+    const negated = name.startsWith("^");
+    if (negated) name = name.slice(1);
+    const kind = negated === (next === "P") ? "p" : "P";
+    if (name === "Any") return [kind === "p" ? "[\\s\\S]" : "[^\\s\\S]", length];
+    return [`\\${kind}{${CATEGORY.test(name) ? name : `Script=${name}`}}`, length];
+  }
+  if (/[0-7]/u.test(next) && next !== "0") {
+    throw new SyntaxError(`octal escape '\\${next}' at ${at + 1}: write \\x{…}`);
+  }
+  if (/[A-Za-z0-9]/u.test(next)) return [`\\${next}`, 2];
+  // RE2 lets any punctuation be escaped; the u flag only its syntax characters.
+  if (SYNTAX.includes(next) || (inClass && next === "-")) return [`\\${next}`, 2];
+  return [next, 2];
+}
+
+/** A character class at `at`, with POSIX classes expanded. */
+function charClass(pattern: string, at: number): [string, number] {
+  let out = "[";
+  let i = at + 1;
+  if (pattern[i] === "^") {
+    out += "^";
+    i++;
+  }
+  if (pattern[i] === "]") {
+    out += "\\]";
+    i++;
+  }
+  while (i < pattern.length && pattern[i] !== "]") {
+    const char = pattern[i] ?? "";
+    if (char === "[" && pattern[i + 1] === ":") {
+      const end = pattern.indexOf(":]", i + 2);
+      const name = pattern.slice(i + 2, end);
+      if (name.startsWith("^")) {
+        throw new SyntaxError(`negated POSIX class [:${name}:] is not supported`);
+      }
+      const range = POSIX[name];
+      if (end === -1 || range === undefined) {
+        throw new SyntaxError(`unknown POSIX class at ${i + 1}`);
+      }
+      out += range;
+      i = end + 2;
+      continue;
+    }
+    if (char === "\\") {
+      const [text, length] = escape(pattern, i, true);
+      out += text;
+      i += length;
+      continue;
+    }
+    out += char === "[" ? "\\[" : char;
+    i++;
+  }
+  if (i >= pattern.length) throw new SyntaxError("missing ']'");
+  return [`${out}]`, i + 1 - at];
+}

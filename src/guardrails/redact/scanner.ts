@@ -1,0 +1,242 @@
+/**
+ * The scanner: one pass over the text that finds every built-in secret.
+ *
+ * Linear by construction. The main loop reads each character once, keeping
+ * the current run of token characters (`[A-Za-z0-9_+/.~-]`). A run long
+ * enough to hold a token is looked at where a word starts in it: the two
+ * characters there pick the few provider formats whose prefix starts with
+ * them, and a format's sticky expression (bounded lengths, one character
+ * class per part) runs only where the whole prefix is present. A `:` or `=`
+ * looks back at most 64 characters for a key name and forward over one
+ * value, and a value region is never looked at twice for a key. Rare
+ * literals (`://`, `-----BEGIN `, `bearer`, the anchors of prefix-less
+ * formats) are found with `indexOf`, and each hit reads a bounded window.
+ *
+ * Spans are pushed as `start, end` pairs onto a flat array.
+ *
+ * @module
+ */
+
+import { ASSIGN, CLASS, classOf, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
+import { flagContext, keyContext } from "./key_context.ts";
+import type { KeyStrength } from "./key_names.ts";
+import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
+import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
+import { isCode, isHexOrUuid, isPlaceholder, looksRandom } from "./value_shape.ts";
+
+/** A compiled token format (see `providers.ts`). */
+export interface TokenRule {
+  /** The row's id. */
+  readonly id: string;
+  /** The literal the token starts with; "" for anchored formats. */
+  readonly prefix: string;
+  /** Sticky expression matching the whole token at its start. */
+  readonly re: RegExp;
+  /** How many leading characters stay readable. */
+  readonly kept: number;
+  /** Whether the part after the prefix must look random. */
+  readonly weak: boolean;
+  /** A word the token may follow with no break, or "". */
+  readonly glued: string;
+  /** The inner literal of an anchored format, and how far before it the token starts. */
+  readonly anchor:
+    | {
+      readonly literal: string;
+      readonly min: number;
+      readonly max: number;
+      /** The character kinds of the literal: a run without them cannot hold it. */
+      readonly kinds: number;
+    }
+    | undefined;
+}
+
+/** What one redactor's scan looks for. */
+export interface ScanPlan {
+  /** Token rules by their first two characters, `(c0 << 7) | c1`. */
+  readonly buckets: readonly (readonly TokenRule[] | undefined)[];
+  /** Per bucket: 0 no rules, 1 a prefix of two characters, 2 only longer prefixes (see `triples`). */
+  readonly starts: Uint8Array;
+  /** The first three characters of the prefixes of buckets marked 2, `(index << 7) | c2`. */
+  readonly triples: ReadonlySet<number>;
+  /** Token rules found by an inner literal within a run (`Q~`, `-us`). */
+  readonly anchoredInRun: readonly TokenRule[];
+  /** Token rules found by an inner literal at a colon (`:AA`). */
+  readonly anchoredAtColon: readonly TokenRule[];
+  /**
+   * Verdicts on key names by their FNV-1a hash, checked against the name
+   * itself on a hit (names repeat; slicing and classifying each costs).
+   */
+  readonly verdicts: Map<number, { readonly key: string; readonly strength: KeyStrength }>;
+  /** The strength of a key name, or `undefined` when key context is off. */
+  readonly strengthOf: ((key: string) => KeyStrength) | undefined;
+  /** Words that, shortly before a random-looking token in prose, mark it as a secret. */
+  readonly proseWords: RegExp | undefined;
+  /** Words that do so only for a token of 20 or more characters. */
+  readonly proseMaybe: RegExp | undefined;
+  readonly pem: boolean;
+  readonly url: boolean;
+  readonly bearer: boolean;
+}
+
+/** The shortest run the token rules look at (the shortest leading run of any format). */
+export const MIN_RUN = 11;
+/** The shortest random-looking token the prose rule looks at. */
+const MIN_PROSE = 12;
+
+/** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
+export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
+  const n = text.length;
+  const keyed = plan.strengthOf !== undefined;
+  const starts = plan.starts;
+  const anchored = plan.anchoredInRun.length > 0;
+  let keyUntil = -1;
+  let i = 0;
+  while (i < n) {
+    const kind = CLASS[text.charCodeAt(i)] ?? 0;
+    if ((kind & RUN) === 0) {
+      if ((kind & ASSIGN) !== 0) {
+        keyUntil = assignment(plan, text, i, keyed && i > keyUntil, keyUntil, spans);
+      }
+      i++;
+      continue;
+    }
+    // Consume the whole run; the character after it is looked at in the next turn.
+    const start = i;
+    let kinds = kind;
+    while (++i < n) {
+      const next = CLASS[text.charCodeAt(i)] ?? 0;
+      if ((next & RUN) === 0) break;
+      kinds |= next;
+    }
+    const length = i - start;
+    if (length < 2) continue;
+    const code = i < n ? text.charCodeAt(i) : 0;
+    if (
+      keyed && (code === 32 || code === 9) && i > keyUntil && length > 3 &&
+      text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45
+    ) {
+      keyUntil = flagContext(plan, text, start + 2, i, spans);
+    }
+    if (length >= MIN_RUN) examineRun(plan, text, start, i, kinds, start > keyUntil, spans);
+    // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
+    else if (starts[(text.charCodeAt(start) << 7) | (text.charCodeAt(start + 1) & 127)] !== 0) {
+      tryBucket(plan, text, start, spans);
+    }
+    if (length >= MIN_ANCHORED && anchored) {
+      anchorsInRun(plan.anchoredInRun, text, start, i, kinds, spans);
+    }
+    if (code === 32 || code === 9) {
+      if (plan.pem && length >= 10 && text.startsWith("-----BEGIN", i - 10)) {
+        pemAt(text, i - 10, spans);
+      }
+      if (plan.bearer && length === 6 && isBearer(text, start)) bearerAt(text, i, spans);
+    }
+  }
+}
+
+/** A `:` or `=` at `i`: a URL's credentials, a Telegram token, or a key's value. Returns `keyUntil`. */
+function assignment(
+  plan: ScanPlan,
+  text: string,
+  i: number,
+  keyed: boolean,
+  keyUntil: number,
+  spans: number[],
+): number {
+  if (text.charCodeAt(i) === 58) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 47 && plan.url && text.charCodeAt(i + 2) === 47) urlAt(text, i + 3, spans);
+    else if (next === 65) {
+      for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
+    }
+  }
+  return keyed ? keyContext(plan, text, i, spans) : keyUntil;
+}
+
+/** The shortest run an anchored format fits in. */
+const MIN_ANCHORED = 20;
+
+/** Tries the rules whose prefix starts with the two characters at `p`; the end of a match, or -1. */
+function tryBucket(plan: ScanPlan, text: string, p: number, spans: number[]): number {
+  const second = text.charCodeAt(p + 1);
+  if (second >= 128) return -1;
+  const index = (text.charCodeAt(p) << 7) | second;
+  // Most words start with two characters no prefix starts with: one byte says so; where
+  // every prefix there is longer, the third character must fit one of them too.
+  const start = plan.starts[index];
+  if (start === 0) return -1;
+  if (start === 2 && !plan.triples.has((index << 7) | (text.charCodeAt(p + 2) & 127))) return -1;
+  const bucket = plan.buckets[index];
+  if (bucket === undefined) return -1;
+  for (const rule of bucket) {
+    if (!text.startsWith(rule.prefix, p)) continue;
+    const found = tryRule(rule, text, p, spans);
+    if (found >= 0) return found;
+  }
+  return -1;
+}
+
+function examineRun(
+  plan: ScanPlan,
+  text: string,
+  start: number,
+  end: number,
+  kinds: number,
+  prose: boolean,
+  spans: number[],
+): void {
+  const starts = plan.starts;
+  let matchedEnd = tryBucket(plan, text, start, spans);
+  // Words start inside the run only after `-+/.~`.
+  if ((kinds & SEP) !== 0) {
+    for (let q = start; q < end - 1; q++) {
+      if ((classOf(text.charCodeAt(q)) & SEP) === 0) continue;
+      const p = q + 1;
+      const first = text.charCodeAt(p);
+      if (p < matchedEnd || !isAlnum(first)) continue;
+      if (starts[(first << 7) | (text.charCodeAt(p + 1) & 127)] === 0) continue;
+      const found = tryBucket(plan, text, p, spans);
+      if (found >= 0) matchedEnd = found;
+    }
+  }
+  // A value the key context has judged already is not judged again as prose;
+  // random key material mixes letters and digits, or cases.
+  if (
+    prose && matchedEnd < 0 && plan.proseWords !== undefined && end - start >= MIN_PROSE &&
+    !covered(spans, start) &&
+    ((kinds & DIGIT) !== 0 && (kinds & (UPPER | LOWER)) !== 0 ||
+      (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
+  ) {
+    proseContext(plan, text, start, end, spans);
+  }
+}
+
+/** Whether the last secret found covers `at` (a token the run continues, such as `…:AA…/getMe`). */
+function covered(spans: readonly number[], at: number): boolean {
+  const end = spans[spans.length - 1];
+  const start = spans[spans.length - 2];
+  return start !== undefined && end !== undefined && start <= at && at < end;
+}
+
+/** A random-looking token shortly after "token", "api key", a provider's name… on the same line. */
+function proseContext(
+  plan: ScanPlan,
+  text: string,
+  start: number,
+  end: number,
+  spans: number[],
+): void {
+  while (end > start && sep(text.charCodeAt(end - 1))) end--;
+  if (end - start < MIN_PROSE) return;
+  // Only the window is searched for a line break: searching the whole text back would be quadratic.
+  let window = text.slice(Math.max(0, start - 48), start);
+  const line = window.lastIndexOf("\n");
+  if (line >= 0) window = window.slice(line + 1);
+  const sure = plan.proseWords?.test(window) === true;
+  if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
+  const token = text.slice(start, end);
+  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
+  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`).
+  if (!sure && isHexOrUuid(token)) return;
+  spans.push(start, end);
+}

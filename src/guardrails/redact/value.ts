@@ -1,0 +1,210 @@
+/**
+ * Masking JSON-like data and MCP content blocks: every string, every object
+ * key, and whole values under keys whose names say secret.
+ *
+ * @module
+ */
+
+import { type Compiled, compiledOf, maskText, type Redactor } from "./engine.ts";
+import { valueIsSecret } from "./value_shape.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+interface Walk {
+  readonly redactor: Redactor;
+  readonly compiled: Compiled;
+  // Containers on the path from the root: meeting one again means a cycle.
+  // Paths are short, so an array searched in order does; past SHORT_PATH
+  // containers a Set holds the whole path, so deep data stays linear.
+  readonly path: object[];
+  deep: Set<object> | undefined;
+}
+
+const SHORT_PATH = 32;
+
+/** Puts `container` on the path; false when it is there already (a cycle). */
+function enter(state: Walk, container: object): boolean {
+  const { path } = state;
+  if (path.length < SHORT_PATH) {
+    if (path.includes(container)) return false;
+  } else {
+    state.deep ??= new Set(path);
+    if (state.deep.has(container)) return false;
+    state.deep.add(container);
+  }
+  path.push(container);
+  return true;
+}
+
+function leave(state: Walk): void {
+  const container = state.path.pop();
+  if (state.deep === undefined || container === undefined) return;
+  if (state.path.length < SHORT_PATH) state.deep = undefined;
+  else state.deep.delete(container);
+}
+
+function walk(state: Walk, value: unknown, depth: number): unknown {
+  if (isRecord(value) && typeof value.toJSON === "function") {
+    // Examine what JSON.stringify will write (it calls toJSON once, not on the
+    // result), but keep the original when that needs no mask.
+    const json: unknown = value.toJSON.call(value, "");
+    if (json !== value) {
+      const masked = walkJson(state, json, depth);
+      return Object.is(masked, json) ? value : masked;
+    }
+  }
+  return walkJson(state, value, depth);
+}
+
+function walkJson(state: Walk, value: unknown, depth: number): unknown {
+  const { redactor, compiled } = state;
+  if (typeof value === "string") return maskText(compiled, redactor.mask, value);
+  if (!isRecord(value) || ArrayBuffer.isView(value)) return value;
+  if (depth > redactor.maxDepth || !enter(state, value)) return redactor.mask;
+  const result = Array.isArray(value)
+    ? walkArray(state, value, depth)
+    : walkObject(state, value, depth);
+  leave(state);
+  return result;
+}
+
+function walkArray(state: Walk, items: readonly unknown[], depth: number): readonly unknown[] {
+  let copy: unknown[] | undefined;
+  let index = 0;
+  for (const item of items) {
+    const masked = walk(state, item, depth + 1);
+    if (copy === undefined && !Object.is(masked, item)) copy = items.slice(0, index);
+    copy?.push(masked);
+    index++;
+  }
+  return copy ?? items;
+}
+
+/** The value under `key`: masked whole when the key says secret and the value agrees. */
+function valueUnder(state: Walk, key: string, item: unknown, depth: number): unknown {
+  const strength = state.compiled.strengthOf(key);
+  if (strength === "none" || item === null || item === undefined) {
+    return walk(state, item, depth + 1);
+  }
+  if (typeof item === "string") {
+    return valueIsSecret(item, strength, true, 0)
+      ? state.redactor.mask
+      : walk(state, item, depth + 1);
+  }
+  // A strong key hides whatever it holds; a weak one only a string that looks random.
+  return strength === "strong" ? state.redactor.mask : walk(state, item, depth + 1);
+}
+
+function walkObject(state: Walk, object: Record<string, unknown>, depth: number): object {
+  const keys = Object.keys(object);
+  let copy: [string, unknown][] | undefined;
+  let index = 0;
+  for (const key of keys) {
+    const item = object[key];
+    const masked = valueUnder(state, key, item, depth);
+    const name = maskText(state.compiled, state.redactor.mask, key);
+    if (copy === undefined && (!Object.is(masked, item) || name !== key)) {
+      copy = keys.slice(0, index).map((kept) => [kept, object[kept]]);
+    }
+    copy?.push([name, masked]);
+    index++;
+  }
+  if (copy === undefined) return object;
+  // Two keys masked to the same name both stay, numbered, rather than one overwriting the other.
+  const seen = new Set<string>();
+  for (const entry of copy) {
+    let name = entry[0];
+    for (let n = 2; seen.has(name); n++) name = `${entry[0]} (${n})`;
+    seen.add(name);
+    entry[0] = name;
+  }
+  // fromEntries defines own properties, so a "__proto__" key stays a plain key.
+  return Object.fromEntries(copy);
+}
+
+/**
+ * Masks secrets in JSON-like data, object keys included: a secret used as a
+ * key name is masked like one in a value (two keys masked to the same text
+ * both stay, the second as `"[REDACTED] (2)"`). A value under a key whose name
+ * says secret is masked whole: any value under a strong key (`password`,
+ * `GITHUB_TOKEN`, `apiToken`), a random-looking string under a weak one
+ * (`session`, `signature`); `null` hides nothing and stays. The input is
+ * never mutated: changed containers are copied, unchanged subtrees are
+ * shared, and the input itself comes back when nothing needed masking. A
+ * cycle, or a subtree deeper than `maxDepth`, is replaced by the mask.
+ * Objects with `toJSON` are examined as JSON.stringify would write them.
+ *
+ * @param redactor From `compileRedactor()`.
+ * @param value Data about to be serialised: arguments, results, log data, audit entries.
+ * @returns The masked data, or `value` itself when nothing was masked.
+ * @throws {TypeError} `redactor` was not made by `compileRedactor()`.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileRedactor, redactValue } from "@warden/mcp/guardrails";
+ * const redactor = compileRedactor();
+ * const masked = redactValue(redactor, { user: "ada", apiKey: "k-1234", tokens_used: 42 });
+ * console.assert(JSON.stringify(masked) === '{"user":"ada","apiKey":"[REDACTED]","tokens_used":42}');
+ * ```
+ */
+export function redactValue(redactor: Redactor, value: unknown): unknown {
+  const compiled = compiledOf(redactor);
+  if (typeof value === "string") return maskText(compiled, redactor.mask, value);
+  if (!isRecord(value)) return value;
+  return walk({ redactor, compiled, path: [], deep: undefined }, value, 0);
+}
+
+function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
+  if (!isRecord(block)) return block;
+  const isText = block.type === "text" ||
+    (block.type === undefined && typeof block.uri === "string");
+  if (isText && typeof block.text === "string") {
+    const text = maskText(compiled, redactor.mask, block.text);
+    return text === block.text ? block : { ...block, text };
+  }
+  const resource = block.resource;
+  if (block.type === "resource" && isRecord(resource) && typeof resource.text === "string") {
+    const text = maskText(compiled, redactor.mask, resource.text);
+    return text === resource.text ? block : { ...block, resource: { ...resource, text } };
+  }
+  return block;
+}
+
+/**
+ * Masks secrets in MCP content blocks: the `text` of text blocks and the
+ * `resource.text` of embedded resources. Everything else (`type`, `mimeType`,
+ * `uri`, base64 `data` and `blob`, `annotations`, `_meta`) is left as it is.
+ * Items of a `resources/read` result's `contents` (no `type`, a `uri` and a
+ * `text`) are masked too.
+ *
+ * @param redactor From {@linkcode compileRedactor}.
+ * @param blocks Content blocks or resource contents.
+ * @returns New blocks where something was masked, or `blocks` itself when nothing was.
+ * @throws {TypeError} `redactor` was not made by {@linkcode compileRedactor}.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileRedactor, redactContent } from "@warden/mcp/guardrails";
+ * const redactor = compileRedactor();
+ * const blocks = [
+ *   { type: "text", text: "key: ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK" },
+ *   { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+ * ];
+ * const [text, image] = redactContent(redactor, blocks);
+ * console.assert(text?.text === "key: [REDACTED]" && image === blocks[1]);
+ * ```
+ */
+export function redactContent<T>(redactor: Redactor, blocks: readonly T[]): readonly T[] {
+  const compiled = compiledOf(redactor);
+  let copy: T[] | undefined;
+  let index = 0;
+  for (const block of blocks) {
+    const masked = redactBlock(redactor, compiled, block);
+    if (copy === undefined && masked !== block) copy = blocks.slice(0, index);
+    copy?.push(masked);
+    index++;
+  }
+  return copy ?? blocks;
+}
