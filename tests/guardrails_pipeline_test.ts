@@ -1059,7 +1059,7 @@ Deno.test("redaction masks tool text, structured content and its JSON mirror", a
   assert.ok(!JSON.stringify(structured).includes("hunter2"));
 });
 
-Deno.test("redaction masks text and embedded resource text, never binary data or URIs", async () => {
+Deno.test("redaction masks text, embedded resources and URIs, never binary data", async () => {
   const { server } = leakyServer();
   const reply = await server.handle(request(BASE64_SECRET, "tools/call", { name: "blocks" }));
   // The request id is the client's and comes back as it was sent.
@@ -1070,7 +1070,7 @@ Deno.test("redaction masks text and embedded resource text, never binary data or
     { type: "audio", data: BASE64_SECRET, mimeType: "audio/wav" },
     {
       type: "resource",
-      resource: { uri: `memo://${BASE64_SECRET}`, mimeType: "text/plain", text: MASK },
+      resource: { uri: `memo://${MASK}`, mimeType: "text/plain", text: MASK },
     },
     {
       type: "resource",
@@ -1080,11 +1080,11 @@ Deno.test("redaction masks text and embedded resource text, never binary data or
       type: "resource",
       resource: { uri: "memo://blob", mimeType: "image/png", blob: BASE64_SECRET },
     },
-    { type: "resource_link", uri: `orders://${BASE64_SECRET}`, name: "link" },
+    { type: "resource_link", uri: `orders://${MASK}`, name: "link" },
   ]);
 });
 
-Deno.test("redaction masks resources/read text and JSON resources by key, not blobs or URIs", async () => {
+Deno.test("redaction masks resources/read text, JSON resources by key and URIs, not blobs", async () => {
   const { server } = leakyServer();
   const read = async (uri: string) =>
     resultOf(await server.handle(request(1, "resources/read", { uri }))).contents;
@@ -1104,8 +1104,9 @@ Deno.test("redaction masks resources/read text and JSON resources by key, not bl
   assert.deepEqual(await read("memo://bytes"), [
     { uri: "memo://bytes", mimeType: "application/octet-stream", blob: BASE64_SECRET },
   ]);
+  // A secret in the URI the client asked for is not repeated back either.
   assert.deepEqual(await read(`memo://${BASE64_SECRET}`), [
-    { uri: `memo://${BASE64_SECRET}`, mimeType: "text/plain", text: "plain" },
+    { uri: `memo://${MASK}`, mimeType: "text/plain", text: "plain" },
   ]);
 });
 

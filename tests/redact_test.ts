@@ -474,7 +474,7 @@ Deno.test("compileRedactor() turns every preset on by default", () => {
   assert.deepEqual(compileRedactor({ presets: ["jwt", "jwt"] }).presets, ["jwt"]);
 });
 
-Deno.test("redactContent() masks text and embedded resource text only", () => {
+Deno.test("redactContent() masks text, and embedded resources' text and URI only", () => {
   const redactor = compileRedactor();
   const blocks = deepFreeze([
     { type: "text", text: `token is ${GHP}`, annotations: { audience: ["user"] } },
@@ -493,7 +493,7 @@ Deno.test("redactContent() masks text and embedded resource text only", () => {
     blocks[1],
     {
       type: "resource",
-      resource: { uri: `file:///keys/${GHO}`, mimeType: "text/plain", text: M },
+      resource: { uri: `file:///keys/${M}`, mimeType: "text/plain", text: M },
     },
     blocks[3],
     blocks[4],

@@ -44,15 +44,15 @@ function redactJsonBlocks(redactor: Redactor, blocks: readonly unknown[]): reado
     let next = block;
     if (isRecord(block)) {
       if (block.type === "resource_link") {
-        // A link's own words can carry secrets too; its uri is left as the tool gave it.
+        // A link's words and its URI can carry secrets too: everything written is masked.
         const masked = { ...block };
-        for (const key of ["title", "description", "name"] as const) {
+        for (const key of ["title", "description", "name", "uri"] as const) {
           const value = block[key];
           if (typeof value === "string") masked[key] = redactText(redactor, value);
         }
         if (
           masked.title !== block.title || masked.description !== block.description ||
-          masked.name !== block.name
+          masked.name !== block.name || masked.uri !== block.uri
         ) {
           next = masked;
         }

@@ -156,28 +156,44 @@ export function redactValue(redactor: Redactor, value: unknown): unknown {
   return walk({ redactor, compiled, path: [], deep: undefined }, value, 0);
 }
 
+/** A resource's contents with its `text` and its `uri` masked (a URI can carry a secret too). */
+function redactContents(
+  redactor: Redactor,
+  compiled: Compiled,
+  contents: Record<string, unknown>,
+): Record<string, unknown> {
+  const text = typeof contents.text === "string"
+    ? maskText(compiled, redactor.mask, contents.text)
+    : contents.text;
+  const uri = typeof contents.uri === "string"
+    ? maskText(compiled, redactor.mask, contents.uri)
+    : contents.uri;
+  return text === contents.text && uri === contents.uri ? contents : { ...contents, text, uri };
+}
+
 function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
   if (!isRecord(block)) return block;
-  const isText = block.type === "text" ||
-    (block.type === undefined && typeof block.uri === "string");
-  if (isText && typeof block.text === "string") {
+  if (block.type === undefined && typeof block.uri === "string") {
+    return redactContents(redactor, compiled, block) as T;
+  }
+  if (block.type === "text" && typeof block.text === "string") {
     const text = maskText(compiled, redactor.mask, block.text);
     return text === block.text ? block : { ...block, text };
   }
   const resource = block.resource;
-  if (block.type === "resource" && isRecord(resource) && typeof resource.text === "string") {
-    const text = maskText(compiled, redactor.mask, resource.text);
-    return text === resource.text ? block : { ...block, resource: { ...resource, text } };
+  if (block.type === "resource" && isRecord(resource)) {
+    const masked = redactContents(redactor, compiled, resource);
+    return masked === resource ? block : { ...block, resource: masked };
   }
   return block;
 }
 
 /**
- * Masks secrets in MCP content blocks: the `text` of text blocks and the
- * `resource.text` of embedded resources. Everything else (`type`, `mimeType`,
- * `uri`, base64 `data` and `blob`, `annotations`, `_meta`) is left as it is.
- * Items of a `resources/read` result's `contents` (no `type`, a `uri` and a
- * `text`) are masked too.
+ * Masks secrets in MCP content blocks: the `text` of text blocks, and the
+ * `text` and `uri` of embedded resources and of a `resources/read` result's
+ * `contents` items (a URI the client asked for can carry a secret, and the
+ * server repeats it). Everything else (`type`, `mimeType`, base64 `data` and
+ * `blob`, `annotations`, `_meta`) is left as it is.
  *
  * @param redactor From {@linkcode compileRedactor}.
  * @param blocks Content blocks or resource contents.
