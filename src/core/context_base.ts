@@ -67,9 +67,17 @@ export abstract class ContextBase {
   /** The least severe level the client wants now; undefined for no log messages at all. */
   protected abstract minimumLevel(): LoggingLevel | undefined;
 
-  /** Copies the progress state into `other`, a context of the same request. */
-  protected shareProgress(other: ContextBase): void {
-    other.#lastProgress = this.#lastProgress;
+  /** A fresh context of the same request (the era decides what it carries). */
+  protected abstract copy(): ContextBase;
+
+  /**
+   * The same request's context for reading `uri`: a copy that also knows the
+   * URI and continues this context's progress.
+   */
+  forResource(uri: string): this & { readonly uri: string } {
+    const context = this.copy();
+    context.#lastProgress = this.#lastProgress;
+    return Object.assign(context as this, { uri });
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {

@@ -25,7 +25,6 @@ import { ContextBase, type ContextServices } from "../../core/context_base.ts";
 import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import type { LoggingLevel } from "../../core/logging.ts";
-import type { ResourceContext } from "../../core/resources.ts";
 import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
 import type { McpSession, OutboundRequestOptions } from "./session.ts";
 
@@ -66,17 +65,14 @@ export class HandlerContext extends ContextBase implements RequestContext {
     return this.#session.logLevel;
   }
 
-  /** The same request's context for reading `uri`. */
-  forResource(uri: string): ResourceContext {
-    const context = new HandlerContext(
+  protected copy(): HandlerContext {
+    return new HandlerContext(
       this.requestId,
       this._meta,
       this.#session,
       this.request,
       this.services,
     );
-    this.shareProgress(context);
-    return Object.assign(context, { uri });
   }
 
   sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult> {

@@ -70,6 +70,11 @@ export function legacyMethods(deps: LegacyDeps): {
 } {
   const { core } = deps;
   const methods = new Map<string, MethodHandler<McpSession>>();
+  const contextOf = (
+    params: JsonRpcParams,
+    request: Parameters<MethodHandler<McpSession>>[1],
+  ): HandlerContext =>
+    createRequestContext(request.id, params, request.session, request.request, deps.services);
 
   methods.set("initialize", (params, { session }) => {
     const offered = params.protocolVersion;
@@ -111,13 +116,7 @@ export function legacyMethods(deps: LegacyDeps): {
     run: (context: HandlerContext) => Parameters<RequestCore["guard"]>[1],
   ): MethodHandler<McpSession> =>
   async (params, request) => {
-    const context = createRequestContext(
-      request.id,
-      params,
-      request.session,
-      request.request,
-      deps.services,
-    );
+    const context = contextOf(params, request);
     const parsed = parseCall(kind, method, params, factsOf(context, request));
     return settle(await core.guard(parsed, run(context)));
   };
@@ -129,13 +128,7 @@ export function legacyMethods(deps: LegacyDeps): {
   methods.set("prompts/get", guarded("prompt", "prompts/get", (ctx) => core.getPrompt(ctx)));
 
   methods.set("resources/subscribe", async (params, request) => {
-    const context = createRequestContext(
-      request.id,
-      params,
-      request.session,
-      request.request,
-      deps.services,
-    );
+    const context = contextOf(params, request);
     const parsed = parseCall("resource", "resources/subscribe", params, factsOf(context, request));
     settle(await core.guard(parsed, core.subscribe()));
     request.session.subscriptions.add(parsed.call.name);
@@ -148,13 +141,7 @@ export function legacyMethods(deps: LegacyDeps): {
     return {};
   });
   methods.set("completion/complete", async (params, request) => {
-    const context = createRequestContext(
-      request.id,
-      params,
-      request.session,
-      request.request,
-      deps.services,
-    );
+    const context = contextOf(params, request);
     const parsed = core.parseCompletion(params, factsOf(context, request));
     return settle(await core.guard(parsed, parsed.step));
   });

@@ -35,7 +35,6 @@ import {
 } from "../../core/context_base.ts";
 import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import type { LoggingLevel } from "../../core/logging.ts";
-import type { ResourceContext } from "../../core/resources.ts";
 import type { RequestMeta } from "./meta.ts";
 
 /** An input request as the `InputRequiredResult` lists it. */
@@ -129,9 +128,8 @@ export class ModernContext extends ContextBase implements RequestContext {
     return this.#meta.logLevel;
   }
 
-  /** The same request's context for reading `uri`. */
-  forResource(uri: string): ResourceContext {
-    const context = new ModernContext(
+  protected copy(): ModernContext {
+    return new ModernContext(
       this.requestId,
       this.principal,
       this.#meta,
@@ -140,8 +138,6 @@ export class ModernContext extends ContextBase implements RequestContext {
       this.notifier,
       this.ledger,
     );
-    this.shareProgress(context);
-    return Object.assign(context, { uri });
   }
 
   #ask<T>(build: () => ClientAsk<T>, method: string, options?: ClientRequestOptions): Promise<T> {
