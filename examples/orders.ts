@@ -279,7 +279,7 @@ if (import.meta.main) {
   const { http, ...options } = setup;
   const server = createOrderDesk(options);
   const summary =
-    `tools: get_order, add, cancel_order, report; ${setup.guardrails.length} guardrails`;
+    `tools: get_order, add, cancel_order, report, export_orders; ${setup.guardrails.length} guardrails`;
   if (http === undefined) {
     console.error(`order-desk: ready on stdio (${summary})`);
     await serveStdio(server);
