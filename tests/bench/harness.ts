@@ -9,8 +9,8 @@
  *   median part's rate is kept;
  * - the round trip of a call whose argument is 1 MiB of text;
  * - the server's peak RSS (`VmHWM` in /proc/PID/status) at the end;
- * - the server's CPU per call (`utime + stime` from /proc/PID/stat over the
- *   sequential and pipelined phases, divided by their calls);
+ * - the server's CPU per pipelined call (`utime + stime` from /proc/PID/stat
+ *   over the pipelined phase, divided by its calls);
  * - as a diagnostic, the server's write system calls per pipelined call
  *   (`syscw` from /proc/PID/io), which shows how well replies are batched.
  *
@@ -24,6 +24,7 @@
  */
 
 import { initialize, type ServerSpec, Session } from "./stdio_session.ts";
+import { median } from "./stats.ts";
 
 export type { ServerSpec };
 
@@ -83,7 +84,7 @@ export interface Measurement {
   coldStartMs: number;
   /** The server's peak resident set size, in MiB. */
   peakRssMiB: number;
-  /** The server's CPU time (user + system) per call, in µs. */
+  /** The server's CPU time (user + system) per pipelined call, in µs. */
   cpuMicrosPerCall: number;
   /**
    * Write-type system calls (`syscw` in /proc/PID/io) per pipelined call: a
@@ -96,13 +97,7 @@ const decoder = new TextDecoder();
 /** The parts each call phase is split into; its rate is the median of theirs. */
 const PARTS = 4;
 
-/** The median; NaN for no values. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const upper = sorted[middle] ?? Number.NaN;
-  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? upper) + upper) / 2;
-}
+export { median };
 
 let clockTicks: number | undefined;
 
@@ -225,8 +220,8 @@ export async function measureServer(
       }
       return median(rates);
     };
-    const cpuBefore = await cpuTicks(session.pid);
     const sequentialPerSecond = await rate(sequentialCalls, 1, "seq");
+    const cpuBefore = await cpuTicks(session.pid);
     const writesBefore = writeSyscalls(await readProc(`/proc/${session.pid}/io`));
     const pipelinedPerSecond = await rate(pipelinedCalls, window, "pipe");
     const cpuAfter = await cpuTicks(session.pid);
@@ -246,7 +241,7 @@ export async function measureServer(
       largeRoundTripMs: median(large),
       coldStartMs: median(starts),
       peakRssMiB: peakKiB / 1024,
-      cpuMicrosPerCall: ((cpuAfter - cpuBefore) / ticks) * 1e6 / (sequentialCalls + pipelinedCalls),
+      cpuMicrosPerCall: ((cpuAfter - cpuBefore) / ticks) * 1e6 / pipelinedCalls,
       writesPerCall: (writesAfter - writesBefore) / pipelinedCalls,
     };
   } catch (error) {
