@@ -72,9 +72,9 @@ function decimals3(value: number): string {
 }
 
 /**
- * One table cell: the median of the rounds and, in brackets, the ratio of
- * medians to the reference with the per-round range; `n/a` (with `why`) when
- * the figure was not measured.
+ * One table cell: the median of the rounds, then the ratio of medians to the
+ * reference with the per-round range (only the median for the reference
+ * itself); `n/a` (with `why`) when the figure was not measured.
  */
 export function cell(
   values: readonly number[],
@@ -84,7 +84,8 @@ export function cell(
 ): string {
   const value = median(values);
   if (Number.isNaN(value)) return `n/a${why === "" ? "" : ` (${why})`}`;
-  return `${format(value)} (${formatRatio(summarizeRatio(values, reference))}×)`;
+  if (values === reference) return format(value);
+  return `${format(value)} · ${formatRatio(summarizeRatio(values, reference))}`;
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -96,9 +97,10 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 export function stdioTable(servers: readonly ServerSamples[], ceiling: ServerSamples): string {
   const rows = STDIO_FIGURES.map(({ key, label, format }) => [
     label,
-    ...servers.map((server) =>
-      cell(seriesOf(server, key).values, seriesOf(ceiling, key).values, format)
-    ),
+    ...servers.map((server) => {
+      const values = seriesOf(server, key).values;
+      return cell(values, server === ceiling ? values : seriesOf(ceiling, key).values, format);
+    }),
   ]);
   return table(["figure", ...servers.map((server) => server.label)], rows);
 }

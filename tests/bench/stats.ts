@@ -112,15 +112,15 @@ export function judge(ratio: number, direction: Direction, limit: number): Verdi
 }
 
 /**
- * A ratio as a table shows it: `0.73 (0.65–0.96)`, with `, noisy` added when
- * the per-round median disagrees; `n/a` when nothing was measured.
+ * A ratio as a table shows it: `0.73× (0.65–0.96)`, the ratio of medians and
+ * the per-round range, with `; noisy, per-round median 0.96` inside the
+ * bracket when the two statistics disagree; `n/a` when nothing was measured.
  */
 export function formatRatio(summary: RatioSummary): string {
   if (Number.isNaN(summary.ratio)) return "n/a";
   const { min, max } = summary.perRound;
-  const spread = summary.rounds > 1 ? ` (${min.toFixed(2)}–${max.toFixed(2)})` : "";
-  const noisy = summary.noisy
-    ? `, noisy: per-round median ${summary.perRoundMedian.toFixed(2)}`
-    : "";
-  return `${summary.ratio.toFixed(2)}${spread}${noisy}`;
+  const notes: string[] = [];
+  if (summary.rounds > 1) notes.push(`${min.toFixed(2)}–${max.toFixed(2)}`);
+  if (summary.noisy) notes.push(`noisy, per-round median ${summary.perRoundMedian.toFixed(2)}`);
+  return `${summary.ratio.toFixed(2)}×${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
 }

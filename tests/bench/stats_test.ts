@@ -63,11 +63,11 @@ Deno.test("summarizeRatio() of nothing is NaN and noisy, and formats as n/a", ()
 });
 
 Deno.test("formatRatio() shows the ratio, the per-round range and the noisy flag", () => {
-  assert.equal(formatRatio(summarizeRatio([90, 91, 89], [100, 100, 100])), "0.90 (0.89–0.91)");
-  assert.equal(formatRatio(summarizeRatio([90], [100])), "0.90");
+  assert.equal(formatRatio(summarizeRatio([90, 91, 89], [100, 100, 100])), "0.90× (0.89–0.91)");
+  assert.equal(formatRatio(summarizeRatio([90], [100])), "0.90×");
   assert.equal(
     formatRatio(summarizeRatio([1, 2, 4], [1, 4, 1])),
-    "2.00 (0.50–4.00), noisy: per-round median 1.00",
+    "2.00× (0.50–4.00; noisy, per-round median 1.00)",
   );
 });
 
@@ -103,7 +103,9 @@ Deno.test("judgeTargets() judges on the ratio of medians even when the per-round
 
 Deno.test("cell() and the tables say n/a with the reason when nothing was measured", () => {
   assert.equal(cell([Number.NaN], [1], String, "era not served"), "n/a (era not served)");
-  assert.equal(cell([2, 4], [1, 2], String), "3 (2.00 (2.00–2.00)×)");
+  assert.equal(cell([2, 4], [1, 2], String), "3 · 2.00× (2.00–2.00)");
+  const same = [1, 2];
+  assert.equal(cell(same, same, String), "1.5", "the reference shows only its median");
   const series = (values: number[]) => ({ label: "s", values });
   const table = httpTable([{
     label: "Warden, 2026-07-28 era",
@@ -118,6 +120,6 @@ Deno.test("cell() and the tables say n/a with the reason when nothing was measur
   );
   assert.match(
     memoryTable([{ load: "10 sessions", server: series([60, 66]), ceiling: series([30, 30]) }]),
-    /\| 10 sessions \| s \| 63.0 \(2.10 \(2.00–2.20\)×\) \| 30.0 \|/,
+    /\| 10 sessions \| s \| 63.0 · 2.10× \(2.00–2.20\) \| 30.0 \|/,
   );
 });
