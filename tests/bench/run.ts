@@ -502,6 +502,8 @@ if (flags.readme) {
     README,
     `${text.slice(0, begin + BEGIN.length)}\n\n${markdown}\n\n${text.slice(end)}`,
   );
+  // The tables are written plainly; deno fmt aligns them as the repository's check expects.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", README], stderr: "null" }).output();
   log("README.md updated");
 }
 if (flags.json !== undefined) {

@@ -14,7 +14,7 @@
  * @module
  */
 
-const READ_BYTES = 256 * 1024;
+const READ_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
