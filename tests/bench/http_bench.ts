@@ -287,6 +287,10 @@ async function wrk(
       "-t2",
       `-c${connections}`,
       `-d${seconds}s`,
+      // A reply slower than this is a failure; wrk's default of 2 s is too short for the slowest
+      // servers on a loaded 2-core machine.
+      "--timeout",
+      "10s",
       "-s",
       script,
       ...Object.entries(shape.headers).flatMap(([key, value]) => ["-H", `${key}: ${value}`]),
