@@ -226,8 +226,9 @@ export function targetsTable(results: readonly TargetResult[]): string {
 
 /** How the statistics are computed, for the report's reader. */
 export const STATISTICS_NOTE =
-  `Each cell is the median over the interleaved rounds; the bracket is the ratio of that median ` +
-  `to the ceiling's median, then the lowest and highest per-round ratio. A row is marked noisy ` +
+  `Each cell is the median over the interleaved rounds, then (after the dot) the ratio of that ` +
+  `median to the ceiling's median, with the lowest and highest per-round ratio in brackets. A ` +
+  `figure is marked noisy ` +
   `when the median of the per-round ratios differs from the ratio of the medians by more than ` +
   `${NOISY_THRESHOLD * 100}%: the machine's load moved between rounds, and neither statistic ` +
   `should be trusted alone. Targets are judged on the ratio of the medians.`;
