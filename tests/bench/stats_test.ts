@@ -15,6 +15,7 @@ import {
   summarizeRatio,
 } from "./stats.ts";
 import { cell, httpTable, judgeTargets, memoryTable, targetsTable } from "./report.ts";
+import { schedstatNanos } from "./harness.ts";
 
 Deno.test("median() takes the middle value, or the mean of the two middle ones", () => {
   assert.equal(median([3, 1, 2]), 2);
@@ -122,4 +123,10 @@ Deno.test("cell() and the tables say n/a with the reason when nothing was measur
     memoryTable([{ load: "10 sessions", server: series([60, 66]), ceiling: series([30, 30]) }]),
     /\| 10 sessions \| s \| 63.0 · 2.10× \(2.00–2.20\) \| 30.0 \|/,
   );
+});
+
+Deno.test("schedstatNanos() sums the run time of every thread and rejects garbage", () => {
+  assert.equal(schedstatNanos("2664551 479937 2\n1000 5 1\n"), 2665551);
+  assert.equal(schedstatNanos(""), 0);
+  assert.throws(() => schedstatNanos("abc 1 2\n"), /Cannot read schedstat line/);
 });
