@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { type ServerSetup } from "../mod.ts";
+import type { ServerSetup } from "../mod.ts";
 import { MemoryTransport } from "../testing.ts";
 import { type FlagsResult, parseServerFlags, setupFromFlags, usage } from "../cli.ts";
 import { createOrderDesk } from "../examples/orders.ts";

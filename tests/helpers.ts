@@ -10,7 +10,7 @@ import {
   type Server,
   type ServerOptions,
 } from "../mod.ts";
-import { type CallContext } from "../guardrails.ts";
+import type { CallContext } from "../guardrails.ts";
 
 /** A request message. */
 export function request(id: number | string, method: string, params?: Record<string, unknown>) {

@@ -7,8 +7,13 @@
  */
 
 import type { JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
-import type { Transport } from "../transports/transport.ts";
-import { type Dispatcher, type DispatchSession, errorReply } from "./dispatcher.ts";
+import { takeFrameBatches, type Transport } from "../transports/transport.ts";
+import {
+  type Dispatcher,
+  type DispatchReply,
+  type DispatchSession,
+  errorReply,
+} from "./dispatcher.ts";
 
 /** How a connection behaves at its edges. */
 export interface ConnectionOptions {
@@ -44,7 +49,7 @@ function serialize(
 /** How long aborted handlers get to settle before the session closes without them. */
 const ABORT_WAIT_MS = 1000;
 
-async function settleWithin(pending: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
+async function settleWithin(pending: ReadonlySet<Promise<unknown>>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
@@ -94,34 +99,52 @@ export async function runConnection<S extends DispatchSession>(
     if (now) flush();
     else flushTimer ??= setTimeout(flush, 0);
   };
-  const pending = new Set<Promise<void>>();
+  const pending = new Set<Promise<DispatchReply>>();
   // Messages the server sends on its own (progress, logs, requests) keep their place in line.
   options.onOpen?.((message) => enqueue(serialize(message, log), pending.size === 0));
 
-  const reader = transport.readable.getReader();
+  let frames = 0;
+  const handleFrame = (frame: string): void => {
+    frames++;
+    let value: unknown;
+    try {
+      value = JSON.parse(frame);
+    } catch {
+      // Position and size only: the content may hold secrets.
+      log(`warden: skipped message ${frames} (${frame.length} chars): not valid JSON`);
+      return;
+    }
+    const outcome = dispatcher.dispatch(value, session);
+    if (!(outcome instanceof Promise)) {
+      // Answered synchronously: it goes out with the rest of this read's replies.
+      if (outcome !== undefined && writable) outbox.push(serialize(outcome, log));
+      return;
+    }
+    pending.add(outcome);
+    outcome.then((reply) => {
+      pending.delete(outcome);
+      // The last request to finish sends the batch at once; earlier ones wait for the macrotask.
+      if (reply !== undefined) enqueue(serialize(reply, log), pending.size === 0);
+      else if (pending.size === 0) flush();
+    });
+  };
+
+  // A transport that frames many messages per read hands them over together.
+  const source: ReadableStream<string | readonly string[]> = takeFrameBatches(transport) ??
+    transport.readable;
+  const reader = source.getReader();
   const stop = () => reader.cancel().catch(() => {});
   options.signal?.addEventListener("abort", stop, { once: true });
-  let frames = 0;
   try {
     while (true) {
-      const { value: frame, done } = await reader.read();
+      const { value, done } = await reader.read();
       if (done) break;
-      frames++;
-      let value: unknown;
-      try {
-        value = JSON.parse(frame);
-      } catch {
-        // Position and size only: the content may hold secrets.
-        log(`warden: skipped message ${frames} (${frame.length} chars): not valid JSON`);
-        continue;
+      if (typeof value === "string") {
+        handleFrame(value);
+      } else {
+        for (const frame of value) handleFrame(frame);
       }
-      const work = dispatcher.handle(value, session).then((reply) => {
-        // This request is still in `pending`: it is the last one when the set holds only it.
-        if (reply !== undefined) enqueue(serialize(reply, log), pending.size <= 1);
-        else if (pending.size <= 1) flush();
-      });
-      pending.add(work);
-      work.finally(() => pending.delete(work));
+      if (outbox.length > 0) flush();
     }
   } catch (error) {
     log(`warden: the transport failed while reading: ${String(error)}`);

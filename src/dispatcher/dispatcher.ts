@@ -92,9 +92,24 @@ export function errorReply(
   return failure(id, ErrorCode.InternalError, "Internal error");
 }
 
+/** What a message gets back: a reply, replies to a batch, or nothing. */
+export type DispatchReply = JsonRpcResponse | JsonRpcResponse[] | undefined;
+
+/** True for a promise or any other thenable a handler may return. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === "object" && value !== null && "then" in value &&
+    typeof value.then === "function";
+}
+
+function noneThenable<T>(values: readonly (T | PromiseLike<T>)[]): values is readonly T[] {
+  return !values.some(isThenable);
+}
+
 /**
- * Routes parsed JSON values to handlers. Requests run concurrently: `handle`
- * returns a promise per message, and nothing waits for an earlier one.
+ * Routes parsed JSON values to handlers. Requests run concurrently: nothing
+ * waits for an earlier one. A handler that answers synchronously is answered
+ * synchronously ({@linkcode Dispatcher.dispatch}), so a session can reply to
+ * a whole chunk of such requests without a promise per message.
  */
 export class Dispatcher<S extends DispatchSession> {
   readonly #methods: ReadonlyMap<string, MethodHandler<S>>;
@@ -112,11 +127,17 @@ export class Dispatcher<S extends DispatchSession> {
    * undefined when none is due (notifications, responses, cancelled calls).
    * Never rejects.
    */
-  async handle(
-    value: unknown,
-    session: S,
-  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    if (!Array.isArray(value)) return await this.#handleOne(value, session);
+  handle(value: unknown, session: S): Promise<DispatchReply> {
+    return Promise.resolve(this.dispatch(value, session));
+  }
+
+  /**
+   * Like {@linkcode Dispatcher.handle}, but returns the reply itself when
+   * every handler involved answered synchronously, and a promise (that never
+   * rejects) only when one returned a promise.
+   */
+  dispatch(value: unknown, session: S): DispatchReply | Promise<DispatchReply> {
+    if (!Array.isArray(value)) return this.#handleOne(value, session);
     if (!session.allowsBatches()) {
       return failure(
         null,
@@ -127,18 +148,22 @@ export class Dispatcher<S extends DispatchSession> {
     if (value.length === 0) {
       return failure(null, ErrorCode.InvalidRequest, "Invalid request: empty batch");
     }
-    const replies = await Promise.all(
-      value.map((item) =>
-        Array.isArray(item)
-          ? failure(null, ErrorCode.InvalidRequest, "Invalid request: nested batch")
-          : this.#handleOne(item, session)
-      ),
+    const replies = value.map((item) =>
+      Array.isArray(item)
+        ? failure(null, ErrorCode.InvalidRequest, "Invalid request: nested batch")
+        : this.#handleOne(item, session)
     );
-    const sent = replies.filter((reply) => reply !== undefined);
-    return sent.length === 0 ? undefined : sent;
+    const collect = (settled: readonly (JsonRpcResponse | undefined)[]): DispatchReply => {
+      const sent = settled.filter((reply) => reply !== undefined);
+      return sent.length === 0 ? undefined : sent;
+    };
+    return noneThenable(replies) ? collect(replies) : Promise.all(replies).then(collect);
   }
 
-  async #handleOne(value: unknown, session: S): Promise<JsonRpcResponse | undefined> {
+  #handleOne(
+    value: unknown,
+    session: S,
+  ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case "invalid":
@@ -159,20 +184,40 @@ export class Dispatcher<S extends DispatchSession> {
     if (request === undefined) {
       return failure(id, ErrorCode.InvalidRequest, "Invalid request: id is already in use");
     }
+    let result: ReturnType<MethodHandler<S>>;
     try {
-      const result = await handler(classified.message.params ?? EMPTY_PARAMS, {
-        id,
-        session,
-        request,
-      });
-      if (request.cancelledByClient) return undefined;
-      return { jsonrpc: "2.0", id, result };
+      result = handler(classified.message.params ?? EMPTY_PARAMS, { id, session, request });
     } catch (error) {
-      if (request.cancelledByClient) return undefined;
-      return errorReply(id, error, method, this.#log);
-    } finally {
-      session.inflight.end(id, request);
+      return this.#failed(id, method, request, session, error);
     }
+    if (!isThenable(result)) return this.#answered(id, request, session, result);
+    return result.then(
+      (value) => this.#answered(id, request, session, value),
+      (error: unknown) => this.#failed(id, method, request, session, error),
+    );
+  }
+
+  #answered(
+    id: JsonRpcId,
+    request: InflightRequest,
+    session: S,
+    result: Record<string, unknown>,
+  ): JsonRpcResponse | undefined {
+    session.inflight.end(id, request);
+    if (request.cancelledByClient) return undefined;
+    return { jsonrpc: "2.0", id, result };
+  }
+
+  #failed(
+    id: JsonRpcId,
+    method: string,
+    request: InflightRequest,
+    session: S,
+    error: unknown,
+  ): JsonRpcResponse | undefined {
+    session.inflight.end(id, request);
+    if (request.cancelledByClient) return undefined;
+    return errorReply(id, error, method, this.#log);
   }
 
   #notify(message: JsonRpcNotification, session: S): void {

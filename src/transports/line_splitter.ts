@@ -103,16 +103,22 @@ export class LineSplitter extends TransformStream<Uint8Array, string> {
 
   /** Creates a splitter; see {@linkcode LineSplitterOptions}. */
   constructor(options: LineSplitterOptions = {}) {
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) {
-      throw new RangeError(
-        `Cannot create line splitter: maxLineBytes must be a positive integer, got ${maxLineBytes}`,
-      );
-    }
-    const state = new SplitterState(maxLineBytes, options.onDropped);
+    const maxLineBytes = lineLimit(options.maxLineBytes);
+    const state = new SplitterState(maxLineBytes, options.onDropped, false);
+    const lines: string[] = [];
+    const emit = (controller: TransformStreamDefaultController<string>): void => {
+      for (const line of lines) controller.enqueue(line);
+      lines.length = 0;
+    };
     super({
-      transform: (chunk, controller) => state.push(chunk, controller),
-      flush: (controller) => state.end(controller),
+      transform: (chunk, controller) => {
+        state.push(chunk, lines);
+        emit(controller);
+      },
+      flush: (controller) => {
+        state.end(lines);
+        emit(controller);
+      },
     });
     this.maxLineBytes = maxLineBytes;
     this.#state = state;
@@ -128,8 +134,27 @@ export class LineSplitter extends TransformStream<Uint8Array, string> {
   }
 }
 
-/** The splitter's mutable state, kept apart so the constructor can build it before `super()`. */
-class SplitterState {
+/**
+ * The line limit in force for an option value: the default when absent.
+ *
+ * @throws {RangeError} If it is not a positive integer.
+ */
+export function lineLimit(maxLineBytes: number | undefined): number {
+  const limit = maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new RangeError(
+      `Cannot create line splitter: maxLineBytes must be a positive integer, got ${limit}`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * The splitting itself: bytes in, complete lines appended to an array, so a
+ * caller can take every line of a chunk at once. {@linkcode LineSplitter}
+ * wraps it in a `TransformStream`; the stdio transport drives it directly.
+ */
+export class SplitterState {
   readonly #maxLineBytes: number;
   readonly #onDropped: ((info: DroppedLine) => void) | undefined;
   // The lenient decoder is several times faster on large lines; the strict one
@@ -145,16 +170,29 @@ class SplitterState {
   #lastDiscardedByte = 0;
   #lineNumber = 0;
 
-  constructor(maxLineBytes: number, onDropped: ((info: DroppedLine) => void) | undefined) {
+  /** Whether held pieces are copied, because the caller reuses the chunk's memory. */
+  readonly #copyHeld: boolean;
+
+  /**
+   * @param copyHeld Copy the unfinished tail of each chunk, so the caller
+   * may reuse the chunk's memory as soon as `push` returns.
+   */
+  constructor(
+    maxLineBytes: number,
+    onDropped: ((info: DroppedLine) => void) | undefined,
+    copyHeld: boolean,
+  ) {
     this.#maxLineBytes = maxLineBytes;
     this.#onDropped = onDropped;
+    this.#copyHeld = copyHeld;
   }
 
   get pendingBytes(): number {
     return this.#pendingBytes;
   }
 
-  push(chunk: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+  /** Splits `chunk`, appending every line it completes to `out`. */
+  push(chunk: Uint8Array, out: string[]): void {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
@@ -164,14 +202,15 @@ class SplitterState {
         this.#hold(piece);
         return;
       }
-      this.#finishLine(piece, controller);
+      this.#finishLine(piece, out);
       start = newline + 1;
     }
   }
 
-  end(controller: TransformStreamDefaultController<string>): void {
+  /** Ends the input: a last line without its `\n` is appended to `out`. */
+  end(out: string[]): void {
     if (this.#discardedBytes >= 0 || this.#parts.length > 0) {
-      this.#finishLine(new Uint8Array(0), controller);
+      this.#finishLine(new Uint8Array(0), out);
     }
   }
 
@@ -187,7 +226,7 @@ class SplitterState {
       this.#pendingBytes = 0;
       this.#discard(piece);
     } else {
-      this.#parts.push(piece);
+      this.#parts.push(this.#copyHeld ? piece.slice() : piece);
       this.#pendingBytes += piece.length;
     }
   }
@@ -198,7 +237,7 @@ class SplitterState {
   }
 
   /** Completes the current line with its last piece (possibly empty) and emits or drops it. */
-  #finishLine(last: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+  #finishLine(last: Uint8Array, out: string[]): void {
     this.#lineNumber++;
     const discarding = this.#discardedBytes >= 0;
     const total = (discarding ? this.#discardedBytes : this.#pendingBytes) + last.length;
@@ -210,9 +249,9 @@ class SplitterState {
       this.#drop(size, "too-long");
     } else if (this.#parts.length === 0) {
       const line = last.subarray(0, size);
-      if (!isBlank(line)) this.#emit(line, controller);
+      if (!isBlank(line)) this.#emit(line, out);
     } else {
-      this.#emitParts(last, size, controller);
+      this.#emitParts(last, size, out);
     }
     this.#parts = [];
     this.#pendingBytes = 0;
@@ -234,11 +273,7 @@ class SplitterState {
    * Emits a line held in several pieces by decoding them one by one: no
    * buffer of the whole line is assembled, which keeps large lines linear.
    */
-  #emitParts(
-    last: Uint8Array,
-    size: number,
-    controller: TransformStreamDefaultController<string>,
-  ): void {
+  #emitParts(last: Uint8Array, size: number, out: string[]): void {
     const pieces = [...this.#parts, last];
     // Drop the `\r` of a `\r\n` from whichever piece holds the line's last byte.
     let excess = this.#pendingBytes + last.length - size;
@@ -263,13 +298,13 @@ class SplitterState {
     text += tail;
     if (suspect) {
       // Rare: a real U+FFFD or bad bytes. Only the strict decoder can tell.
-      this.#emit(this.#join(last).subarray(0, size), controller);
+      this.#emit(this.#join(last).subarray(0, size), out);
       return;
     }
-    controller.enqueue(text);
+    out.push(text);
   }
 
-  #emit(line: Uint8Array, controller: TransformStreamDefaultController<string>): void {
+  #emit(line: Uint8Array, out: string[]): void {
     let text = this.#decoder.decode(line);
     try {
       if (text.includes("\uFFFD")) text = this.#strict.decode(line);
@@ -278,7 +313,7 @@ class SplitterState {
       this.#drop(line.length, "invalid-utf8");
       return;
     }
-    controller.enqueue(text);
+    out.push(text);
   }
 
   #drop(bytes: number, reason: DropReason): void {

@@ -5,8 +5,10 @@
  * @module
  */
 
-import { type DroppedLine, LineSplitter } from "./line_splitter.ts";
-import type { Transport } from "./transport.ts";
+import { redirectConsole } from "./console_redirect.ts";
+import { BlockingFrameSink, FrameSink } from "./frame_sink.ts";
+import { type DroppedLine, lineLimit, SplitterState } from "./line_splitter.ts";
+import { offerFrameBatches, type Transport } from "./transport.ts";
 
 /**
  * Options for {@linkcode StdioTransport}.
@@ -22,17 +24,20 @@ import type { Transport } from "./transport.ts";
  */
 export interface StdioTransportOptions {
   /**
-   * Bytes from the client.
+   * Bytes from the client. Without one, the process's stdin is read with
+   * `Deno.stdin.read` into one reused buffer.
    *
-   * @default {Deno.stdin.readable}
+   * @default {Deno.stdin}
    */
   readonly input?: ReadableStream<Uint8Array>;
   /**
    * Where framed replies go. A stream given here is closed when the
-   * transport's writable closes; the default stdout is flushed and released
-   * instead, so the process can still print to it at shutdown.
+   * transport's writable closes. Without one, replies go to the process's
+   * stdout with one blocking `Deno.stdout.writeSync` per chunk written (its
+   * fastest path), and stdout stays open for the process to print to at
+   * shutdown.
    *
-   * @default {Deno.stdout.writable}
+   * @default {Deno.stdout}
    */
   readonly output?: WritableStream<Uint8Array>;
   /**
@@ -57,16 +62,20 @@ export interface StdioTransportOptions {
   readonly redirectConsole?: boolean;
 }
 
-/** Above this many framed bytes waiting for the output, the producer's `write()` waits. */
-const MAX_PENDING_BYTES = 1024 * 1024;
+/** The buffer a byte-stream input is read into, reused read after read. */
+const READ_BYTES = 64 * 1024;
 
 /**
  * A {@linkcode Transport} speaking newline-delimited JSON over byte streams,
  * by default the process's stdin and stdout.
  *
- * Incoming lines are split by a {@linkcode LineSplitter}; each outgoing frame
- * is written as its text plus one `\n`. While one write to the output is in
- * flight, later frames are gathered and sent together in one write when it
+ * Input is read into one reused buffer when it is a byte stream (as stdin
+ * is) and split into lines as {@linkcode LineSplitter} does; a session
+ * takes every line of one read at once. Each outgoing frame is written as
+ * its text plus one `\n`. To stdout, each chunk written (one frame or a
+ * burst) is one blocking write, so a client that stops reading blocks the
+ * server until it reads again. To a given `output` stream, frames that
+ * arrive while a write is in flight are gathered and sent together when it
  * completes; once more than 1 MiB is waiting, the producer's `write()` waits
  * too, which is how a slow client slows the server down. A failing output
  * (the client went away) errors `writable` instead of raising an unhandled
@@ -74,8 +83,8 @@ const MAX_PENDING_BYTES = 1024 * 1024;
  *
  * Unless `redirectConsole` is false, console methods that would print to
  * stdout print to stderr from construction until `writable` is closed,
- * aborted or errored. Closing `writable` flushes the default stdout and
- * releases it rather than closing it, so the process may still print there.
+ * aborted or errored. Closing `writable` leaves the default stdout open, so
+ * the process may still print there.
  *
  * @throws {RangeError} If `maxLineBytes` is not a positive integer.
  * @throws {TypeError} If `input` or `output` is omitted outside Deno.
@@ -90,28 +99,174 @@ const MAX_PENDING_BYTES = 1024 * 1024;
  * ```
  */
 export class StdioTransport implements Transport {
-  /** Incoming lines, one JSON text each. */
-  readonly readable: ReadableStream<string>;
   /** Outgoing frames, one JSON text each, without a newline. */
   readonly writable: WritableStream<string>;
+  /** Incoming lines, all those of one read together. */
+  readonly #batches: ReadableStream<readonly string[]>;
+  #readable: ReadableStream<string> | undefined;
+  #batchesTaken = false;
 
   /** Creates the transport and, unless disabled, starts redirecting the console. */
   constructor(options: StdioTransportOptions = {}) {
     const log = options.log ?? ((message: string) => console.error(message));
-    const splitter: LineSplitter = new LineSplitter({
-      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-      onDropped: (info) => log(describeDrop(info, splitter.maxLineBytes)),
-    });
-    const input = options.input ?? deno("stdin").stdin.readable;
-    const output = options.output ?? deno("stdout").stdout.writable;
-    this.readable = input.pipeThrough(splitter);
-    const writer = output.getWriter();
+    const maxLineBytes = lineLimit(options.maxLineBytes);
+    let source: ByteSource;
+    if (options.input === undefined) {
+      const stdin = deno("stdin").stdin;
+      source = fileSource((buffer) => stdin.read(buffer));
+    } else {
+      source = streamSource(options.input);
+    }
+    const stdout = options.output === undefined ? deno("stdout").stdout : undefined;
+    this.#batches = lineBatches(
+      source,
+      maxLineBytes,
+      (info) => log(describeDrop(info, maxLineBytes)),
+    );
+    let sink: (release: () => void) => UnderlyingSink<string>;
+    if (stdout !== undefined) {
+      sink = (release) => new BlockingFrameSink((bytes) => stdout.writeSync(bytes), release);
+    } else {
+      const writer = options.output?.getWriter();
+      if (writer === undefined) throw new TypeError("Cannot create stdio transport: no output");
+      sink = (release) => new FrameSink(writer, release, log);
+    }
     // Last, so that a locked stream above cannot leave the console redirected.
     const release = options.redirectConsole === false ? () => {} : redirectConsole();
-    this.writable = new WritableStream(
-      new FrameSink(writer, options.output !== undefined, release, log),
-    );
+    this.writable = new WritableStream(sink(release));
+    offerFrameBatches(this, () => {
+      if (this.#readable !== undefined || this.#batchesTaken) return undefined;
+      this.#batchesTaken = true;
+      return this.#batches;
+    });
   }
+
+  /** Incoming lines, one JSON text each. */
+  get readable(): ReadableStream<string> {
+    if (this.#readable === undefined) {
+      this.#readable = this.#batchesTaken
+        ? new ReadableStream({
+          start(controller) {
+            controller.error(new TypeError("Cannot read stdio transport: a session reads it"));
+          },
+        })
+        : this.#batches.pipeThrough(
+          new TransformStream<readonly string[], string>({
+            transform(lines, controller) {
+              for (const line of lines) controller.enqueue(line);
+            },
+          }),
+        );
+    }
+    return this.#readable;
+  }
+}
+
+/** Reads into the buffer it is given: the bytes read (at least one), or null at EOF. */
+type ReadInto = (buffer: Uint8Array) => Promise<number | null>;
+
+/** A source of bytes: how to read it, how to stop it, and whether it reuses its buffer. */
+interface ByteSource {
+  /** The next chunk, or undefined at EOF. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Stops reading (the stream's cancel). */
+  cancel(reason: unknown): Promise<void>;
+  /** Whether a chunk's memory is reused by the next read. */
+  readonly reusesBuffer: boolean;
+}
+
+/** Reads a file (stdin) with one reused buffer. */
+function fileSource(readInto: ReadInto): ByteSource {
+  const buffer = new Uint8Array(READ_BYTES);
+  let done = false;
+  return {
+    reusesBuffer: true,
+    async read() {
+      if (done) return undefined;
+      const read = await readInto(buffer);
+      if (read === null) done = true;
+      return read === null ? undefined : buffer.subarray(0, read);
+    },
+    cancel() {
+      // A read in progress cannot be interrupted; its bytes are simply not used.
+      done = true;
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Reads a stream: a byte stream with a BYOB reader into one buffer that
+ * comes back read after read, any other stream chunk by chunk.
+ */
+function streamSource(input: ReadableStream<Uint8Array>): ByteSource {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = input.getReader({ mode: "byob" });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  if (byob === undefined) {
+    const reader = input.getReader();
+    return {
+      reusesBuffer: false,
+      async read() {
+        return (await reader.read()).value;
+      },
+      cancel: (reason) => reader.cancel(reason),
+    };
+  }
+  const reader = byob;
+  let buffer: ArrayBufferLike = new ArrayBuffer(READ_BYTES);
+  return {
+    reusesBuffer: true,
+    async read() {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      // The buffer was transferred to the read and comes back as the view's.
+      if (value !== undefined) buffer = value.buffer;
+      return done ? undefined : value;
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
+}
+
+/**
+ * The lines of a byte source, as one array per read that completes any. The
+ * splitter copies only an unfinished tail when the source reuses its buffer.
+ * Cancelling the result cancels the source, and a failure while splitting
+ * cancels it with that error.
+ */
+function lineBatches(
+  source: ByteSource,
+  maxLineBytes: number,
+  onDropped: (info: DroppedLine) => void,
+): ReadableStream<readonly string[]> {
+  const splitter = new SplitterState(maxLineBytes, onDropped, source.reusesBuffer);
+  return new ReadableStream<readonly string[]>({
+    async pull(controller) {
+      try {
+        while (true) {
+          const chunk = await source.read();
+          const lines: string[] = [];
+          if (chunk === undefined) {
+            splitter.end(lines);
+            if (lines.length > 0) controller.enqueue(lines);
+            controller.close();
+            return;
+          }
+          splitter.push(chunk, lines);
+          if (lines.length > 0) {
+            controller.enqueue(lines);
+            return;
+          }
+        }
+      } catch (error) {
+        await source.cancel(error).catch(() => {});
+        throw error;
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  }, { highWaterMark: 0 });
 }
 
 function describeDrop(info: DroppedLine, maxLineBytes: number): string {
@@ -130,198 +285,4 @@ function deno(stream: "stdin" | "stdout"): typeof Deno {
     );
   }
   return globalThis.Deno;
-}
-
-/** Frames strings onto a byte writer, batching frames that arrive while a write is in flight. */
-class FrameSink implements UnderlyingSink<string> {
-  readonly #encoder = new TextEncoder();
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #ownsOutput: boolean;
-  readonly #onEnd: () => void;
-  readonly #log: (message: string) => void;
-  #controller: WritableStreamDefaultController | undefined;
-  #pending: Uint8Array[] = [];
-  #pendingBytes = 0;
-  #busy = false;
-  #idle: Promise<void> = Promise.resolve();
-  /** Set once the output failed or the writable was aborted: nothing more is written. */
-  #stopped: { reason: unknown } | undefined;
-  /** The producer waiting for pending frames to be taken; a WritableStream has one at most. */
-  #waiter: PromiseWithResolvers<void> | undefined;
-
-  constructor(
-    writer: WritableStreamDefaultWriter<Uint8Array>,
-    ownsOutput: boolean,
-    onEnd: () => void,
-    log: (message: string) => void,
-  ) {
-    this.#writer = writer;
-    this.#ownsOutput = ownsOutput;
-    this.#onEnd = onEnd;
-    this.#log = log;
-  }
-
-  start(controller: WritableStreamDefaultController): void {
-    this.#controller = controller;
-    // The signal fires as soon as abort() is called, even while a write() waits for room.
-    controller.signal.addEventListener("abort", () => this.#abort(controller.signal.reason));
-  }
-
-  async write(text: string): Promise<void> {
-    if (typeof text !== "string") {
-      throw new TypeError(`Cannot write frame: expected a string, got ${typeof text}`);
-    }
-    const frame = this.#encoder.encode(`${text}\n`);
-    this.#pending.push(frame);
-    this.#pendingBytes += frame.length;
-    this.#flush();
-    if (this.#pendingBytes > MAX_PENDING_BYTES) {
-      this.#waiter = Promise.withResolvers();
-      await this.#waiter.promise;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.#idle;
-    if (this.#stopped !== undefined) throw this.#stopped.reason;
-    try {
-      if (this.#ownsOutput) {
-        await this.#writer.close();
-      } else {
-        this.#writer.releaseLock();
-      }
-    } finally {
-      this.#onEnd();
-    }
-  }
-
-  #flush(): void {
-    if (this.#busy || this.#stopped !== undefined) return;
-    this.#busy = true;
-    this.#idle = this.#drain();
-  }
-
-  /** Writes batches until nothing is pending; never rejects. */
-  async #drain(): Promise<void> {
-    try {
-      while (this.#pending.length > 0 && this.#stopped === undefined) {
-        await this.#writer.write(this.#takePending());
-      }
-    } catch (error) {
-      this.#fail(error);
-    } finally {
-      this.#busy = false;
-    }
-  }
-
-  /** Joins every pending frame into one buffer, so many replies cost one underlying write. */
-  #takePending(): Uint8Array {
-    const frames = this.#pending;
-    let batch = frames[0] ?? new Uint8Array(0);
-    if (frames.length > 1) {
-      batch = new Uint8Array(this.#pendingBytes);
-      let offset = 0;
-      for (const frame of frames) {
-        batch.set(frame, offset);
-        offset += frame.length;
-      }
-    }
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#waiter?.resolve();
-    this.#waiter = undefined;
-    return batch;
-  }
-
-  #fail(error: unknown): void {
-    if (!this.#stop(error)) return;
-    this.#controller?.error(error);
-  }
-
-  #abort(reason: unknown): void {
-    if (!this.#stop(reason)) return;
-    if (this.#ownsOutput) {
-      this.#writer.abort(reason).catch((error: unknown) => {
-        this.#log(`warden: cannot abort the output: ${String(error)}`);
-      });
-    } else {
-      this.#writer.releaseLock();
-    }
-  }
-
-  /** Drops pending frames and frees a waiting producer; false if already stopped. */
-  #stop(reason: unknown): boolean {
-    if (this.#stopped !== undefined) return false;
-    this.#stopped = { reason };
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#waiter?.reject(reason);
-    this.#waiter = undefined;
-    this.#onEnd();
-    return true;
-  }
-}
-
-/** How many live transports want the console redirected, and how to undo it. */
-let redirects = 0;
-let restoreConsole: (() => void) | undefined;
-
-/** Redirects the console until the returned function is called (any number of times). */
-function redirectConsole(): () => void {
-  if (redirects++ === 0) restoreConsole = installRedirect();
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--redirects === 0) {
-      restoreConsole?.();
-      restoreConsole = undefined;
-    }
-  };
-}
-
-/**
- * Replaces the console methods that print to stdout with stand-ins printing to
- * stderr, and returns how to put the originals back.
- */
-function installRedirect(): () => void {
-  // Captured now, so a logger that later routes console.error to console.log cannot loop.
-  const toStderr = console.error;
-  const counts = new Map<string, number>();
-  const timers = new Map<string, number>();
-  const elapsed = (label: string): string =>
-    `${label}: ${(performance.now() - (timers.get(label) ?? performance.now())).toFixed(3)}ms`;
-  const print = (...data: unknown[]): void => toStderr(...data);
-  const standIns = {
-    log: print,
-    info: print,
-    debug: print,
-    dirxml: print,
-    // Formatting options and tables are lost on stderr; the protocol stream matters more.
-    dir: (item?: unknown): void => toStderr(item),
-    table: (data?: unknown): void => toStderr(data),
-    count: (label = "default"): void => {
-      const count = (counts.get(label) ?? 0) + 1;
-      counts.set(label, count);
-      toStderr(`${label}: ${count}`);
-    },
-    countReset: (label = "default"): void => void counts.delete(label),
-    time: (label = "default"): void => void timers.set(label, performance.now()),
-    timeLog: (label = "default", ...data: unknown[]): void => toStderr(elapsed(label), ...data),
-    timeEnd: (label = "default"): void => {
-      toStderr(elapsed(label));
-      timers.delete(label);
-    },
-  } satisfies Partial<Console>;
-  const originals = new Map<string, unknown>();
-  for (const [name, standIn] of Object.entries(standIns)) {
-    originals.set(name, Reflect.get(console, name));
-    Reflect.set(console, name, standIn);
-  }
-  return () => {
-    for (const [name, standIn] of Object.entries(standIns)) {
-      // A method replaced after ours (a logger, a test spy) is its owner's to restore.
-      if (Reflect.get(console, name) === standIn) Reflect.set(console, name, originals.get(name));
-    }
-  };
 }

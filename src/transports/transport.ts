@@ -32,3 +32,27 @@ export interface Transport {
   /** Frames to the peer, one JSON text each. */
   readonly writable: WritableStream<string>;
 }
+
+/** Transports that can hand over every frame of one read at once, and how to take them. */
+const batchSources = new WeakMap<Transport, () => ReadableStream<readonly string[]> | undefined>();
+
+/**
+ * Registers `take` as the way to read `transport`'s incoming frames in
+ * batches (all the frames of one read as one array), instead of one chunk
+ * per frame from `readable`. `take` returns undefined once `readable` is in
+ * use; after it returned a stream, `readable` is no longer readable.
+ * Internal: how the stdio transport spares the session a promise per line.
+ */
+export function offerFrameBatches(
+  transport: Transport,
+  take: () => ReadableStream<readonly string[]> | undefined,
+): void {
+  batchSources.set(transport, take);
+}
+
+/** The transport's frames in batches, if it offers them and nobody reads `readable` yet. */
+export function takeFrameBatches(
+  transport: Transport,
+): ReadableStream<readonly string[]> | undefined {
+  return batchSources.get(transport)?.();
+}

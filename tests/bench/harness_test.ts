@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { measureServer, type ServerSpec } from "./harness.ts";
-import { judgeTargets, pairedRatio, type ServerSamples } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TINY = {
@@ -42,11 +41,11 @@ for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream()
   }
 }`;
 
-Deno.test("measureServer() measures the raw loop with every figure positive and finite", async () => {
+Deno.test("measureServer() measures the ceiling with every figure positive and finite", async () => {
   const measurement = await measureServer({
     name: "raw loop",
     command: Deno.execPath(),
-    args: ["run", "--no-prompt", "tests/bench/servers/raw_loop.ts"],
+    args: ["run", "--no-prompt", "tests/bench/servers/ceiling_stdio.ts"],
     cwd: ROOT,
   }, TINY);
   for (const [figure, value] of Object.entries(measurement)) {
@@ -70,29 +69,4 @@ Deno.test("measureServer() fails with the server's stderr when it exits early", 
     measureServer(evalServer("quitter", 'console.error("no config"); Deno.exit(3)'), TINY),
     /^Error: quitter: the server closed stdout\nserver stderr: no config/,
   );
-});
-
-Deno.test("pairedRatio() and judgeTargets() pair each round with the raw loop's same round", () => {
-  const figures = (perSecond: number) => ({
-    sequentialPerSecond: perSecond,
-    pipelinedPerSecond: perSecond,
-    largeRoundTripMs: 10,
-    coldStartMs: 20,
-    peakRssMiB: 50,
-    cpuMicrosPerCall: 5,
-    writesPerCall: 0.1,
-  });
-  const raw: ServerSamples = { label: "raw", samples: [figures(100), figures(200), figures(50)] };
-  const warden: ServerSamples = { label: "w", samples: [figures(95), figures(190), figures(20)] };
-  assert.equal(pairedRatio(warden, raw, "sequentialPerSecond"), 0.95);
-  const results = judgeTargets({ raw, warden, guarded: warden, micro: undefined });
-  assert.deepEqual(results.map((result) => result.pass), [
-    true,
-    true,
-    true,
-    true,
-    true,
-    true,
-    true,
-  ]);
 });

@@ -1,19 +1,27 @@
 /**
- * The benchmark report: medians and ratios to the raw loop as a markdown
- * table, the micro-benchmarks as another, and the issue's targets judged
- * PASS or MISS.
- *
- * Ratios are paired: each round's figure is divided by the raw loop's figure
- * from the same round, and the median of those quotients is shown, so that
- * a burst of load from another process moves both sides of a ratio alike.
+ * The benchmark report as markdown: tables of medians over interleaved
+ * rounds with each figure's ratio to its ceiling (the ratio of the medians,
+ * the range of the per-round ratios, and "noisy" when the two statistics
+ * disagree), the micro-benchmarks, and the issue's targets judged against
+ * the same statistic. Pure functions of the samples, so they are tested
+ * without running anything.
  *
  * @module
  */
 
-import { type Measurement, median } from "./harness.ts";
-import { microAvg, type MicroResult } from "./micro.ts";
+import type { Measurement } from "./harness.ts";
+import type { MicroResult } from "./micro.ts";
+import {
+  type Direction,
+  formatRatio,
+  judge,
+  median,
+  NOISY_THRESHOLD,
+  type RatioSummary,
+  summarizeRatio,
+} from "./stats.ts";
 
-/** One reference server and its measurements, one per round. */
+/** One reference server and its stdio measurements, one per round. */
 export interface ServerSamples {
   /** The column heading. */
   readonly label: string;
@@ -21,8 +29,21 @@ export interface ServerSamples {
   readonly samples: readonly Measurement[];
 }
 
-/** How each figure is shown. */
-const FIGURES: readonly {
+/** Anything measured once per round: a label and its per-round values. */
+export interface Series {
+  /** The row or column heading. */
+  readonly label: string;
+  /** One value per round, in round order (NaN where it was not measured). */
+  readonly values: readonly number[];
+}
+
+/** The per-round values of one stdio figure. */
+export function seriesOf(server: ServerSamples, figure: keyof Measurement): Series {
+  return { label: server.label, values: server.samples.map((sample) => sample[figure]) };
+}
+
+/** How each stdio figure is shown. */
+export const STDIO_FIGURES: readonly {
   key: keyof Measurement;
   label: string;
   format: (value: number) => string;
@@ -32,50 +53,105 @@ const FIGURES: readonly {
   { key: "largeRoundTripMs", label: "1 MiB argument round trip, ms", format: decimals },
   { key: "coldStartMs", label: "cold start to initialize reply, ms", format: decimals },
   { key: "peakRssMiB", label: "peak RSS, MiB", format: decimals },
-  { key: "cpuMicrosPerCall", label: "server CPU per call, µs", format: decimals },
-  { key: "writesPerCall", label: "server write syscalls per pipelined call", format: decimals3 },
+  { key: "cpuMicrosPerCall", label: "server CPU per pipelined call, µs", format: decimals },
+  { key: "writesPerCall", label: "write syscalls per pipelined call", format: decimals3 },
 ];
 
-function count(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
+/** A whole number with thousands separators. */
+export function count(value: number): string {
+  return Number.isNaN(value) ? "n/a" : Math.round(value).toLocaleString("en-US");
+}
+
+/** Two decimals below 10, one above. */
+export function decimals(value: number): string {
+  return Number.isNaN(value) ? "n/a" : value.toFixed(value < 10 ? 2 : 1);
 }
 
 function decimals3(value: number): string {
   return value.toFixed(3);
 }
 
-function decimals(value: number): string {
-  return value.toFixed(value < 10 ? 2 : 1);
+/**
+ * One table cell: the median of the rounds, then the ratio of medians to the
+ * reference with the per-round range (only the median for the reference
+ * itself); `n/a` (with `why`) when the figure was not measured.
+ */
+export function cell(
+  values: readonly number[],
+  reference: readonly number[],
+  format: (value: number) => string,
+  why = "",
+): string {
+  const value = median(values);
+  if (Number.isNaN(value)) return `n/a${why === "" ? "" : ` (${why})`}`;
+  if (values === reference) return format(value);
+  return `${format(value)} · ${formatRatio(summarizeRatio(values, reference))}`;
 }
 
-/** The median of `figure` over the rounds. */
-export function medianOf(server: ServerSamples, figure: keyof Measurement): number {
-  return median(server.samples.map((sample) => sample[figure]));
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
-/** The median over rounds of `server`'s figure divided by `reference`'s in the same round. */
-export function pairedRatio(
-  server: ServerSamples,
-  reference: ServerSamples,
-  figure: keyof Measurement,
-): number {
-  return median(server.samples.flatMap((sample, round) => {
-    const base = reference.samples[round]?.[figure];
-    return base === undefined ? [] : [sample[figure] / base];
-  }));
+/** The stdio table: one row per figure, one column per server. */
+export function stdioTable(servers: readonly ServerSamples[], ceiling: ServerSamples): string {
+  const rows = STDIO_FIGURES.map(({ key, label, format }) => [
+    label,
+    ...servers.map((server) => {
+      const values = seriesOf(server, key).values;
+      return cell(values, server === ceiling ? values : seriesOf(ceiling, key).values, format);
+    }),
+  ]);
+  return table(["figure", ...servers.map((server) => server.label)], rows);
 }
 
-/** The stdio table: one row per figure, one column per server, `median (ratio×)` in each cell. */
-export function stdioTable(servers: readonly ServerSamples[], raw: ServerSamples): string {
-  const header = `| figure | ${servers.map((server) => server.label).join(" | ")} |`;
-  const rule = `| --- | ${servers.map(() => "---").join(" | ")} |`;
-  const rows = FIGURES.map(({ key, label, format }) => {
-    const cells = servers.map((server) =>
-      `${format(medianOf(server, key))} (${pairedRatio(server, raw, key).toFixed(2)}×)`
-    );
-    return `| ${label} | ${cells.join(" | ")} |`;
-  });
-  return [header, rule, ...rows].join("\n");
+/** One HTTP row: a server under one kind of traffic, against a ceiling under the same. */
+export interface HttpRow {
+  /** What ran, e.g. `Warden, legacy session + 4 guardrails`. */
+  readonly label: string;
+  /** Requests per second, per round. */
+  readonly perSecond: Series;
+  /** Peak RSS in MiB at the end of the load, per round. */
+  readonly peakRss: Series;
+  /** The ceiling's figures under the same traffic. */
+  readonly ceiling: { readonly perSecond: Series; readonly peakRss: Series };
+  /** Why nothing was measured, when nothing was. */
+  readonly unmeasured?: string;
+}
+
+/** The HTTP table: one row per server and traffic. */
+export function httpTable(rows: readonly HttpRow[]): string {
+  return table(
+    ["server, traffic", "tools/call req/s (16 connections)", "peak RSS, MiB"],
+    rows.map((row) => [
+      row.label,
+      cell(row.perSecond.values, row.ceiling.perSecond.values, count, row.unmeasured),
+      cell(row.peakRss.values, row.ceiling.peakRss.values, decimals, row.unmeasured),
+    ]),
+  );
+}
+
+/** One memory row: a server's peak RSS under a load, against the ceiling's. */
+export interface MemoryRow {
+  /** The load, e.g. `10,000 legacy HTTP sessions`. */
+  readonly load: string;
+  /** The server's per-round peak RSS, MiB. */
+  readonly server: Series;
+  /** The ceiling's per-round peak RSS, MiB. */
+  readonly ceiling: Series;
+}
+
+/** The memory table: one row per load and server. */
+export function memoryTable(rows: readonly MemoryRow[]): string {
+  return table(
+    ["load", "server", "peak RSS, MiB", "ceiling's peak RSS, MiB"],
+    rows.map((row) => [
+      row.load,
+      row.server.label,
+      cell(row.server.values, row.ceiling.values, decimals),
+      decimals(median(row.ceiling.values)),
+    ]),
+  );
 }
 
 function duration(ns: number): string {
@@ -86,83 +162,73 @@ function duration(ns: number): string {
 
 /** The micro-benchmark table: mean time per iteration, and the ratio to its group's baseline. */
 export function microTable(results: readonly MicroResult[]): string {
-  const rows = results.map((result) => {
-    const baseline = results.find((other) => other.group === result.group && other.baseline);
-    const ratio = baseline === undefined ? "" : `${(result.avgNs / baseline.avgNs).toFixed(2)}×`;
-    return `| ${result.group} | ${result.name} | ${duration(result.avgNs)} | ${ratio} |`;
-  });
-  return [
-    "| group | benchmark | time/iter (mean) | vs group baseline |",
-    "| --- | --- | --- | --- |",
-  ]
-    .concat(rows).join("\n");
+  return table(
+    ["group", "benchmark", "time/iter (mean)", "vs group baseline"],
+    results.map((result) => {
+      const baseline = results.find((other) => other.group === result.group && other.baseline);
+      const ratio = baseline === undefined ? "" : `${(result.avgNs / baseline.avgNs).toFixed(2)}×`;
+      return [result.group, result.name, duration(result.avgNs), ratio];
+    }),
+  );
 }
 
-/** One target of the issue, judged. */
+/** One target of the issue: a ratio, which way is better, and the limit. */
+export interface Target {
+  /** The figure, as the issue names it. */
+  readonly figure: string;
+  /** The server's per-round values. */
+  readonly server: readonly number[];
+  /** The reference's per-round values. */
+  readonly reference: readonly number[];
+  /** Whether higher (at-least) or lower (at-most) is better. */
+  readonly direction: Direction;
+  /** The limit the ratio must reach. */
+  readonly limit: number;
+}
+
+/** A target judged on the ratio of the medians. */
 export interface TargetResult {
-  /** What is held, e.g. `pipelined ≥ 0.70`. */
+  /** The figure. */
+  readonly figure: string;
+  /** The statistics behind the verdict. */
+  readonly summary: RatioSummary;
+  /** The target, e.g. `≥ 0.90`. */
   readonly target: string;
-  /** The measured value, formatted. */
-  readonly measured: string;
-  /** Whether it was met. */
-  readonly pass: boolean;
+  /** PASS or MISS on the ratio of the medians; n/a when nothing was measured. */
+  readonly verdict: "PASS" | "MISS" | "n/a";
 }
 
-/** What the targets are judged from. */
-export interface TargetInputs {
-  readonly raw: ServerSamples;
-  readonly warden: ServerSamples;
-  readonly guarded: ServerSamples;
-  readonly micro: readonly MicroResult[] | undefined;
-}
-
-function atMost(target: string, value: number, limit: number, unit = "×"): TargetResult {
-  return { target, measured: `${value.toFixed(2)}${unit}`, pass: value <= limit };
-}
-
-function atLeast(target: string, value: number, limit: number, unit = "×"): TargetResult {
-  return { target, measured: `${value.toFixed(2)}${unit}`, pass: value >= limit };
-}
-
-/** Judges the nine targets (the two micro ones only when micro results are given). */
-export function judgeTargets({ raw, warden, guarded, micro }: TargetInputs): TargetResult[] {
-  const ratio = (figure: keyof Measurement) => pairedRatio(warden, raw, figure);
-  const guardCost = 1 - pairedRatio(guarded, warden, "pipelinedPerSecond");
-  const results = [
-    atLeast("sequential ≥ 0.90", ratio("sequentialPerSecond"), 0.9),
-    atLeast("pipelined ≥ 0.70", ratio("pipelinedPerSecond"), 0.7),
-    atMost("1 MiB round trip ≤ 1.3×", ratio("largeRoundTripMs"), 1.3),
-    atMost("cold start ≤ 2×", ratio("coldStartMs"), 2),
-    atMost("peak RSS ≤ 1.3×", ratio("peakRssMiB"), 1.3),
-    atMost("CPU/call ≤ 2×", ratio("cpuMicrosPerCall"), 2),
-    {
-      target: "guardrails cost ≤ 15%",
-      measured: `${(guardCost * 100).toFixed(1)}%`,
-      pass: guardCost <= 0.15,
-    },
-  ];
-  if (micro === undefined) return results;
-  const lines = "line splitter: one long line";
-  const lineRatio = microAvg(micro, lines, "one 8 MiB line") /
-    microAvg(micro, lines, "one 1 MiB line");
-  const reference = "line splitter: reference";
-  const referenceRatio = microAvg(micro, reference, "reference splitter, one 8 MiB line") /
-    microAvg(micro, reference, "reference splitter, one 1 MiB line");
-  results.push({
-    ...atMost("8 MiB line ≤ 8× 1 MiB line", lineRatio, 8),
-    measured: `${lineRatio.toFixed(2)}×; minimal reference splitter ${referenceRatio.toFixed(2)}×`,
+/** Judges every target on the ratio of the medians (never on the per-round median). */
+export function judgeTargets(targets: readonly Target[]): TargetResult[] {
+  return targets.map((target) => {
+    const summary = summarizeRatio(target.server, target.reference);
+    return {
+      figure: target.figure,
+      summary,
+      target: `${target.direction === "at-least" ? "≥" : "≤"} ${target.limit.toFixed(2)}`,
+      verdict: judge(summary.ratio, target.direction, target.limit),
+    };
   });
-  // The slowest showing across the schema groups: ajv's time over compileSchema()'s.
-  const speeds = micro.filter((result) => result.group.startsWith("schema: ") && result.baseline)
-    .map((result) => microAvg(micro, result.group, "ajv 8.20.0 (allErrors)") / result.avgNs);
-  results.push(atLeast("validator ≥ ajv speed", Math.min(...speeds), 1, "× ajv"));
-  return results;
 }
 
-/** One line listing every target with PASS or MISS. */
-export function targetsLine(results: readonly TargetResult[]): string {
-  return `Targets: ${
-    results.map(({ target, measured, pass }) => `${target} ${pass ? "PASS" : "MISS"} (${measured})`)
-      .join(" · ")
-  }`;
+/** The targets table. */
+export function targetsTable(results: readonly TargetResult[]): string {
+  return table(
+    ["figure", "measured: ratio of medians (per-round range)", "target", "verdict"],
+    results.map((result) => [
+      result.figure,
+      formatRatio(result.summary),
+      result.target,
+      result.verdict + (result.summary.noisy && result.verdict !== "n/a" ? " (noisy)" : ""),
+    ]),
+  );
 }
+
+/** How the statistics are computed, for the report's reader. */
+export const STATISTICS_NOTE =
+  `Each cell is the median over the interleaved rounds, then (after the dot) the ratio of that ` +
+  `median to the ceiling's median, with the lowest and highest per-round ratio in brackets. A ` +
+  `figure is marked noisy ` +
+  `when the median of the per-round ratios differs from the ratio of the medians by more than ` +
+  `${NOISY_THRESHOLD * 100}%: the machine's load moved between rounds, and neither statistic ` +
+  `should be trusted alone. Targets are judged on the ratio of the medians.`;

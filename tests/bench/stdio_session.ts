@@ -126,19 +126,37 @@ export class Session {
     timeoutMs: number,
     firstId: number,
   ): Promise<number> {
-    return this.#waitFor(timeoutMs, `${calls} echo calls`, (resolve, reject) => {
-      const inFlight = new Map<number, string>();
+    const inFlight = new Map<number, string>();
+    return this.exchange(calls, window, timeoutMs, firstId, (id, index) => {
+      const text = textFor(index);
+      inFlight.set(id, text);
+      return callFrame(id, text);
+    }, (message) => checkEcho(message, inFlight));
+  }
+
+  /**
+   * Sends `calls` requests framed by `frameFor(id, index)` with `window` in
+   * flight; `check` says what is wrong with a reply (undefined when nothing
+   * is). Resolves with the elapsed milliseconds.
+   */
+  exchange(
+    calls: number,
+    window: number,
+    timeoutMs: number,
+    firstId: number,
+    frameFor: (id: number, index: number) => string,
+    check: (message: unknown) => string | undefined,
+  ): Promise<number> {
+    return this.#waitFor(timeoutMs, `${calls} calls`, (resolve, reject) => {
       let sent = 0;
       let done = 0;
       const sendNext = (): void => {
-        const id = firstId + sent;
-        const text = textFor(sent++);
-        inFlight.set(id, text);
-        this.send(callFrame(id, text));
+        this.send(frameFor(firstId + sent, sent));
+        sent++;
       };
       const started = performance.now();
       this.#onMessage = (message, line) => {
-        const problem = checkEcho(message, inFlight);
+        const problem = check(message);
         if (problem !== undefined) return reject(new Error(`${problem}: ${excerpt(line)}`));
         if (++done === calls) return resolve(performance.now() - started);
         if (sent < calls) sendNext();

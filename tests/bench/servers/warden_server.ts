@@ -16,6 +16,8 @@ import {
   createServer,
   defineTool,
   type GuardrailsConfig,
+  type HttpOptions,
+  type ResourceTemplateDefinition,
   type Server,
   serveStdio,
 } from "../../../mod.ts";
@@ -37,13 +39,25 @@ export const echo = defineTool({
   handler: ({ text }) => text,
 });
 
-/** The benchmark's Warden server, with the given guardrail settings (none by default). */
-export function createEchoServer(policy?: GuardrailsConfig): Server {
+/** Items a client may subscribe to (`bench://item/{n}`), for the subscriptions memory figure. */
+export const items: ResourceTemplateDefinition = {
+  uriTemplate: "bench://item/{n}",
+  name: "item",
+  read: ({ n }) => ({ n }),
+};
+
+/**
+ * The benchmark's Warden server, with the given guardrail settings (none by
+ * default) and, for HTTP, the endpoint's options.
+ */
+export function createEchoServer(policy?: GuardrailsConfig, http?: HttpOptions): Server {
   return createServer({
     name: policy === undefined ? "warden" : "warden-guarded",
     version: "1.0.0",
     guardrails: policy === undefined ? [] : createGuardrails(policy),
     tools: [echo],
+    resourceTemplates: [items],
+    ...(http === undefined ? {} : { http }),
   });
 }
 

@@ -1,0 +1,78 @@
+/**
+ * The HTTP servers the benchmark compares, one per process, on 127.0.0.1 and
+ * a free port, which is printed to stdout as `listening PORT` once it is up:
+ *
+ * - `ceiling`: a bare `Deno.serve` that reads the body, `JSON.parse`s it and
+ *   answers `initialize` (with an `Mcp-Session-Id` kept in a map, as any
+ *   server holding sessions must), `tools/call` of `echo`,
+ *   `resources/subscribe`, and notifications (202);
+ * - `warden-stateless`: Warden's `serveHttp` with `http: { stateless: true }`;
+ * - `warden-session`: Warden's `serveHttp` with sessions (room for 20,000).
+ *
+ * `--guardrails` turns on all four guardrails on the permissive policy, as
+ * in warden_server.ts.
+ *
+ * Run: `deno run --allow-net=127.0.0.1 tests/bench/servers/http_server.ts warden-session`
+ *
+ * @module
+ */
+
+import { serveHttp } from "../../../mod.ts";
+import { createEchoServer, PERMISSIVE_POLICY } from "./warden_server.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const sessions = new Map<string, { protocolVersion: unknown; subscriptions: Set<string> }>();
+
+/** The ceiling's answer to one request. */
+async function ceiling(request: Request): Promise<Response> {
+  if (request.method !== "POST") return new Response(null, { status: 405 });
+  const message: unknown = JSON.parse(await request.text());
+  if (!isRecord(message) || message.id === undefined) return new Response(null, { status: 202 });
+  const { id, method } = message;
+  const params = isRecord(message.params) ? message.params : {};
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  let result: unknown;
+  if (method === "tools/call") {
+    const args = isRecord(params.arguments) ? params.arguments : {};
+    if (params.name === "echo" && typeof args.text === "string") {
+      result = { content: [{ type: "text", text: args.text }] };
+    }
+  } else if (method === "initialize") {
+    const sessionId = crypto.randomUUID();
+    sessions.set(sessionId, { protocolVersion: params.protocolVersion, subscriptions: new Set() });
+    headers["mcp-session-id"] = sessionId;
+    result = {
+      protocolVersion: params.protocolVersion,
+      capabilities: { tools: {}, resources: { subscribe: true } },
+      serverInfo: { name: "ceiling", version: "1.0.0" },
+    };
+  } else if (method === "resources/subscribe" && typeof params.uri === "string") {
+    const session = sessions.get(request.headers.get("mcp-session-id") ?? "");
+    session?.subscriptions.add(params.uri);
+    result = {};
+  }
+  const reply = result === undefined
+    ? { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } }
+    : { jsonrpc: "2.0", id, result };
+  return new Response(JSON.stringify(reply), { headers });
+}
+
+const [kind] = Deno.args;
+const guarded = Deno.args.includes("--guardrails");
+let port: number;
+if (kind === "ceiling") {
+  port = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, ceiling).addr.port;
+} else if (kind === "warden-stateless" || kind === "warden-session") {
+  const server = createEchoServer(
+    guarded ? PERMISSIVE_POLICY : undefined,
+    kind === "warden-stateless" ? { stateless: true } : { maxSessions: 20_000 },
+  );
+  port = (await serveHttp(server)).port;
+} else {
+  console.error("Usage: http_server.ts ceiling|warden-stateless|warden-session [--guardrails]");
+  Deno.exit(2);
+}
+console.log(`listening ${port}`);
