@@ -117,6 +117,20 @@ function stdioSpecs(): ServerSpec[] {
       args: [...run("warden_server.ts", GUARDED_WRITE), "--guardrails"],
       cwd: ROOT,
     },
+    {
+      name: "Warden, 2026-07-28 era",
+      command: deno,
+      args: run("warden_server.ts"),
+      cwd: ROOT,
+      modern: true,
+    },
+    {
+      name: "Warden + 4 guardrails, 2026-07-28 era",
+      command: deno,
+      args: [...run("warden_server.ts", GUARDED_WRITE), "--guardrails"],
+      cwd: ROOT,
+      modern: true,
+    },
     { name: `SDK ${SDK1} Deno`, command: deno, args: run("sdk_server.mjs"), cwd: ROOT },
     { name: `SDK ${SDK2} Deno`, command: deno, args: run("sdk2_server.mjs", "-A"), cwd: ROOT },
   ];

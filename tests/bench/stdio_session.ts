@@ -17,6 +17,11 @@ export interface ServerSpec {
   readonly args: readonly string[];
   /** The working directory; the harness's own when absent. */
   readonly cwd?: string;
+  /**
+   * Speak revision 2026-07-28: no handshake (cold start is timed to the
+   * `server/discover` reply) and every call carries the per-request `_meta`.
+   */
+  readonly modern?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -37,11 +42,16 @@ const INITIALIZE = JSON.stringify({
 });
 const INITIALIZED = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
 
-/** One `tools/call` of `echo`, framed. */
-function callFrame(id: number, text: string): string {
+/** The `_meta` every 2026-07-28 request carries, as a JSON fragment. */
+const MODERN_META =
+  `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`;
+const DISCOVER = `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{${MODERN_META}}}`;
+
+/** One `tools/call` of `echo`, framed (in the 2026-07-28 era with its `_meta`). */
+function callFrame(id: number, text: string, modern: boolean): string {
   return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":${
     JSON.stringify(text)
-  }}}}\n`;
+  }}${modern ? `,${MODERN_META}` : ""}}}\n`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -73,6 +83,11 @@ export class Session {
   /** Resolves when stdout ends. */
   readonly #reading: Promise<void>;
   readonly #draining: Promise<void>;
+
+  /** Whether the session speaks revision 2026-07-28. */
+  get modern(): boolean {
+    return this.#spec.modern === true;
+  }
 
   constructor(spec: ServerSpec) {
     this.#spec = spec;
@@ -130,7 +145,7 @@ export class Session {
     return this.exchange(calls, window, timeoutMs, firstId, (id, index) => {
       const text = textFor(index);
       inFlight.set(id, text);
-      return callFrame(id, text);
+      return callFrame(id, text, this.#spec.modern === true);
     }, (message) => checkEcho(message, inFlight));
   }
 
@@ -304,27 +319,36 @@ function checkEcho(message: unknown, inFlight: Map<number, string>): string | un
   return undefined;
 }
 
-function checkInitialize(message: unknown): string | undefined {
+function checkInitialize(message: unknown, modern: boolean): string | undefined {
   if (!isRecord(message) || message.id !== 0 || !isRecord(message.result)) {
-    return "the first message is not the initialize reply";
+    return `the first message is not the ${modern ? "server/discover" : "initialize"} reply`;
+  }
+  if (modern) {
+    return Array.isArray(message.result.supportedVersions)
+      ? undefined
+      : "the server/discover reply lacks supportedVersions";
   }
   if (typeof message.result.protocolVersion !== "string" || !isRecord(message.result.serverInfo)) {
     return "the initialize reply lacks protocolVersion or serverInfo";
   }
   return undefined;
 }
-/** Spawns the server and sends `initialize` at once; resolves with the ms to its reply. */
+/**
+ * Spawns the server and sends `initialize` at once (`server/discover` in
+ * the 2026-07-28 era, which has no handshake); resolves with the ms to its reply.
+ */
 export async function initialize(
   session: Session,
   spawned: number,
   timeoutMs: number,
 ): Promise<number> {
-  session.send(`${INITIALIZE}\n`);
-  const { message, at } = await session.next(timeoutMs, "the initialize reply");
-  const problem = checkInitialize(message);
+  const modern = session.modern;
+  session.send(`${modern ? DISCOVER : INITIALIZE}\n`);
+  const { message, at } = await session.next(timeoutMs, "the first reply");
+  const problem = checkInitialize(message, modern);
   if (problem !== undefined) {
     throw session.fail(new Error(`${problem}: ${excerpt(JSON.stringify(message) ?? "")}`));
   }
-  session.send(`${INITIALIZED}\n`);
+  if (!modern) session.send(`${INITIALIZED}\n`);
   return at - spawned;
 }
