@@ -28,6 +28,8 @@ import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
+import { type ChangeBus, joinChangeBus } from "../store/change_bus.ts";
+import { storedStateSecrets } from "../store/sealing_keys.ts";
 
 /** A sealed state carries answers; beyond this size the client is asked to start over. */
 const MAX_REQUEST_STATE_BYTES = 256 * 1024;
@@ -86,11 +88,17 @@ export function createServer<
   const subscriptions = new SubscriptionHub();
   const rootsListeners = new Set<(session: ClientSession) => void>();
 
-  const listChanged = (list: ListName): void => {
+  const deliverListChanged = (list: ListName): void => {
     for (const { session } of live) {
       if (session.initialized) session.notify(`notifications/${list}/list_changed`);
     }
     subscriptions.listChanged(list);
+  };
+  // Shared store (issue 17): changes reach the clients of every instance on it.
+  let bus: ChangeBus | undefined;
+  const listChanged = (list: ListName): void => {
+    deliverListChanged(list);
+    bus?.publish({ list });
   };
   const registry = createRegistry(listChanged);
   const core = new RequestCore({
@@ -148,7 +156,11 @@ export function createServer<
     ...discovery,
     serverInfo: resolved.serverInfo,
     services,
-    sealer: new StateSealer(resolved.stateSecrets, MAX_REQUEST_STATE_BYTES),
+    sealer: new StateSealer(
+      resolved.stateSecrets,
+      MAX_REQUEST_STATE_BYTES,
+      options.store === undefined ? undefined : storedStateSecrets(options.store),
+    ),
     subscriptions,
     listTtlMs: resolved.listTtlMs,
     readTtlMs: resolved.readTtlMs,
@@ -166,6 +178,21 @@ export function createServer<
   const embedded = newSession(undefined);
   let closed = false;
   let http: Promise<ReturnType<typeof createHttpHandler>> | undefined;
+
+  const deliverResourceUpdated = (uri: string): void => {
+    for (const { session } of live) {
+      if (session.subscriptions.has(uri) && core.visible("resource", uri, session.principal)) {
+        session.notify("notifications/resources/updated", { uri });
+      }
+    }
+    subscriptions.resourceUpdated(uri, (principal) => core.visible("resource", uri, principal));
+  };
+  if (options.store !== undefined) {
+    bus = joinChangeBus(options.store, (change) => {
+      if ("list" in change) deliverListChanged(change.list);
+      else deliverResourceUpdated(change.uri);
+    }, log);
+  }
 
   for (const tool of options.tools ?? []) registry.tools.add(tool);
   for (const resource of options.resources ?? []) registry.resources.add(resource);
@@ -200,12 +227,8 @@ export function createServer<
       return table.remove(key);
     },
     notifyResourceUpdated(uri) {
-      for (const { session } of live) {
-        if (session.subscriptions.has(uri) && core.visible("resource", uri, session.principal)) {
-          session.notify("notifications/resources/updated", { uri });
-        }
-      }
-      subscriptions.resourceUpdated(uri, (principal) => core.visible("resource", uri, principal));
+      deliverResourceUpdated(uri);
+      bus?.publish({ uri });
     },
     onRootsListChanged(listener) {
       rootsListeners.add(listener);
@@ -266,6 +289,7 @@ export function createServer<
         close();
       }
       await Promise.allSettled([...live].map((entry) => entry.done));
+      bus?.close();
       for (const guardrail of guardrails) {
         try {
           await guardrail.flush?.();
@@ -273,6 +297,10 @@ export function createServer<
           log(`warden: guardrail '${guardrail.name}' failed to flush: ${String(error)}`);
         }
       }
+      // The shared store closes last: the guardrails may still use it while flushing.
+      await options.store?.close().catch((error: unknown) =>
+        log(`warden: the shared store failed to close: ${String(error)}`)
+      );
     },
   };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { SharedStore } from "../store/shared_store.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
@@ -123,6 +124,15 @@ export interface ServerOptions<
    * @default {10}
    */
   maxInputRounds?: number;
+  /**
+   * State shared with the other instances that open the same store (issue
+   * 17): the `requestState` sealing key (unless `requestStateKey` is set)
+   * and the list-change/resource-update bus. Rate limits take theirs through
+   * the guardrails (`serverSetup()` passes the same store to both). The
+   * server closes it on `close()`.
+   * @default {undefined} (everything per process)
+   */
+  store?: SharedStore;
 }
 
 /** Options of `server.connect()`. */
