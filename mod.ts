@@ -262,3 +262,18 @@ export {
   serveHttp,
   type ServeHttpOptions,
 } from "./src/transports/http/serve_http.ts";
+
+// Shared state between instances (issue 17).
+export {
+  type BucketTake,
+  type BucketTakeResult,
+  type SetOptions,
+  type SharedStore,
+  StoreUnavailableError,
+} from "./src/store/shared_store.ts";
+export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory_store.ts";
+export { RedisStore, type RedisStoreOptions } from "./src/store/redis_store.ts";
+export { KvStore, type KvStoreOptions } from "./src/store/kv_store.ts";
+export { checkStoreUrl, openStore, type OpenStoreOptions } from "./src/store/open_store.ts";
+export { rotateStateKey } from "./src/store/sealing_keys.ts";
+export type { StoreOutagePolicy } from "./src/guardrails/shared_rate_limit.ts";

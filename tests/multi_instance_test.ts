@@ -204,3 +204,80 @@ for (const backend of backends) {
     },
   });
 }
+
+function hasRedisServer(): boolean {
+  try {
+    return new Deno.Command("redis-server", { args: ["--version"], stdout: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+function startRedis(port: number, dir: string): Deno.ChildProcess {
+  return new Deno.Command("redis-server", {
+    args: ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--dir", dir],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+}
+
+Deno.test({
+  name:
+    "Redis stopped mid-run: calls fail closed, reported once, then recover; the audit keeps all",
+  ignore: !hasRedisServer(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await withPolicy(async (policy, dir) => {
+      const port = freePort();
+      let redis = startRedis(port, dir);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const audit = `${dir}/audit.jsonl`;
+      let calls = 4; // the first call and the three during the outage
+
+      const server = await start([
+        "--store",
+        `redis://127.0.0.1:${port}/0`,
+        "--policy",
+        policy,
+        "--audit",
+        audit,
+      ]);
+      try {
+        assert.ok((await call(server.url, "get_order", { id: "1" })).result !== undefined);
+        redis.kill("SIGKILL");
+        await redis.status;
+        const down = [];
+        for (let i = 0; i < 3; i++) down.push(await call(server.url, "get_order", { id: "1" }));
+        for (const reply of down) {
+          assert.equal(reply.error?.code, -31002, JSON.stringify(reply));
+          assert.match(reply.error.message, /shared redis store cannot be reached/);
+        }
+        redis = startRedis(port, dir);
+        let back;
+        for (let i = 0; i < 50; i++) {
+          calls++;
+          back = await call(server.url, "get_order", { id: "1" });
+          if (back.result !== undefined) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.ok(back?.result !== undefined, JSON.stringify(back) + server.stderr());
+        const log = server.stderr();
+        assert.equal(log.match(/is unreachable/g)?.length, 1, log);
+        assert.match(log, /is reachable again/);
+      } finally {
+        await server.stop();
+        redis.kill("SIGKILL");
+        await redis.status;
+      }
+      // Every call answered was audited, the refused ones included.
+      const lines = (await Deno.readTextFile(audit)).trim().split("\n");
+      const statuses = lines.map((line) => JSON.parse(line).outcome);
+      assert.equal(statuses.filter((s) => s === "rate_limited").length >= 3, true, statuses.join());
+      assert.equal(lines.length, calls);
+      assert.equal(statuses[0], "ok");
+      assert.equal(statuses.at(-1), "ok");
+    });
+  },
+});

@@ -112,6 +112,8 @@ export class KvStore implements SharedStore {
   #closed = false;
 
   /**
+   * Creates the store and opens the database in the background.
+   *
    * @param path The database file; absent for the default database (Deno Deploy's).
    * @param options Poll interval and the outage log.
    */

@@ -52,6 +52,8 @@ export class MemoryStore implements SharedStore {
   readonly #now: () => number;
 
   /**
+   * Creates an empty store.
+   *
    * @param options The bucket limit and the clock.
    * @throws {RangeError} If `maxBuckets` is not an integer above 0.
    */

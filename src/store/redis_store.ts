@@ -112,6 +112,8 @@ export class RedisStore implements SharedStore {
   readonly #firstReady = Promise.withResolvers<void>();
 
   /**
+   * Creates the store and starts connecting in the background.
+   *
    * @param url `redis://[user:password@]host[:port][/db]` (or `rediss://`).
    * @param options Prefix, timeouts and the outage log.
    * @throws {TypeError} If `url` is not a redis URL.
@@ -180,7 +182,7 @@ export class RedisStore implements SharedStore {
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       // A reply error (e.g. NOSCRIPT) means Redis answered: not an outage.
-      if (error instanceof Error && error.name === "ErrorReply") throw error;
+      if (isReplyError(error)) throw error;
       this.#outage.failed(reasonOf(error));
       throw new StoreUnavailableError("redis", reasonOf(error));
     } finally {
@@ -287,6 +289,13 @@ export class RedisStore implements SharedStore {
       if (client.status === "fulfilled") client.value.destroy();
     }
   }
+}
+
+/** An error Redis replied with (the server is up), as opposed to a connection failure. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error &&
+    (/^(ErrorReply|SimpleError|BlobError)$/.test(error.name) ||
+      error.message.startsWith("NOSCRIPT"));
 }
 
 function takeReply(reply: unknown): BucketTakeResult {

@@ -101,6 +101,8 @@ export class StoreUnavailableError extends Error {
   readonly kind: string;
 
   /**
+   * Creates the error.
+   *
    * @param kind The backend, e.g. `redis`.
    * @param reason What went wrong.
    */
