@@ -68,3 +68,17 @@ export async function loadRedisClient(): Promise<
   const { createClient } = await import("npm:@redis/client@^6.3.1");
   return (options) => createClient(options);
 }
+
+// Types only, as above: naming them loads nothing.
+import type * as OtelApi from "npm:@opentelemetry/api@^1.9.0";
+
+/** The OpenTelemetry API's module type. */
+export type OtelApiModule = typeof OtelApi;
+
+/**
+ * Loads `@opentelemetry/api`, the package Deno's built-in OpenTelemetry
+ * registers its tracer and meter providers with (only when telemetry is on).
+ */
+export function loadOtelApi(): Promise<OtelApiModule> {
+  return import("npm:@opentelemetry/api@^1.9.0");
+}

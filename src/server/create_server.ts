@@ -30,6 +30,7 @@ import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { type ChangeBus, joinChangeBus } from "../store/change_bus.ts";
 import { storedStateSecrets } from "../store/sealing_keys.ts";
+import { callTelemetry, telemetryEnabled } from "../telemetry/call_telemetry.ts";
 
 /** A sealed state carries answers; beyond this size the client is asked to start over. */
 const MAX_REQUEST_STATE_BYTES = 256 * 1024;
@@ -73,7 +74,9 @@ export function createServer<
   const P extends readonly unknown[] = readonly [],
 >(options: ServerOptions<T, P>): Server {
   const resolved = resolveOptions(options);
-  const guardrails = orderGuardrails(options.guardrails ?? []);
+  // OpenTelemetry (OTEL_DENO=true): a span and metrics per guarded call; nothing at all when off.
+  const telemetry = telemetryEnabled() ? [callTelemetry()] : [];
+  const guardrails = orderGuardrails([...telemetry, ...(options.guardrails ?? [])]);
   const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
   const outgoing = <T>(value: T): T =>
     outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value);
