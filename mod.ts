@@ -277,3 +277,5 @@ export { KvStore, type KvStoreOptions } from "./src/store/kv_store.ts";
 export { checkStoreUrl, openStore, type OpenStoreOptions } from "./src/store/open_store.ts";
 export { rotateStateKey } from "./src/store/sealing_keys.ts";
 export type { StoreOutagePolicy } from "./src/guardrails/shared_rate_limit.ts";
+export { callTelemetry, telemetryEnabled } from "./src/telemetry/call_telemetry.ts";
+export { otelAuditSink, type OtelAuditSinkOptions } from "./src/telemetry/otel_audit_sink.ts";

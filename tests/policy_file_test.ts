@@ -141,7 +141,7 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     [
       '{ "audit": "stdout" }',
       TypeError,
-      'audit must be "stderr", false or { "file": PATH }',
+      'audit must be "stderr", "otel", false or { "file": PATH }',
     ],
     ['{ "audit": { "file": "" } }', TypeError, "audit.file must be a non-empty string"],
     [

@@ -9,6 +9,22 @@ const PARENT_SPAN = "b7ad6b7169203331";
 interface Received {
   traces: unknown[];
   metrics: unknown[];
+  logs: unknown[];
+}
+
+/** Every log record in the OTLP JSON exports received. */
+function logRecords(exports: unknown[]): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === "object" && value !== null) {
+      const record = value as Record<string, unknown>;
+      if (Array.isArray(record.logRecords)) found.push(...record.logRecords);
+      else Object.values(record).forEach(visit);
+    }
+  };
+  visit(exports);
+  return found;
 }
 
 /** Every span object in the OTLP JSON exports received. */
@@ -51,11 +67,12 @@ function attribute(span: Record<string, unknown>, key: string): unknown {
 }
 
 Deno.test({
-  name: "OTEL_DENO=true: a span per guarded call with its parent from _meta, and metrics arrive",
+  name:
+    "OTEL_DENO=true: spans parented from _meta, metrics, and the audit log as correlated log records",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const received: Received = { traces: [], metrics: [] };
+    const received: Received = { traces: [], metrics: [], logs: [] };
     const receiver = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       async (request) => {
@@ -63,6 +80,7 @@ Deno.test({
         const path = new URL(request.url).pathname;
         if (path === "/v1/traces") received.traces.push(body);
         if (path === "/v1/metrics") received.metrics.push(body);
+        if (path === "/v1/logs") received.logs.push(body);
         return Response.json({});
       },
     );
@@ -74,6 +92,7 @@ Deno.test({
         rateLimit: {
           rules: [{ scope: "tool", match: ["get_order"], capacity: 1, refillPerSecond: 0.001 }],
         },
+        audit: "otel",
       }),
     );
     const serverPort = (() => {
@@ -86,7 +105,6 @@ Deno.test({
       args: ["run", "-A", FIXTURE, "--http", `127.0.0.1:${serverPort}`, "--policy", policy],
       env: {
         OTEL_DENO: "true",
-        OTEL_DENO_CONSOLE: "ignore",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.addr.port}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_METRIC_EXPORT_INTERVAL: "200",
@@ -108,7 +126,8 @@ Deno.test({
       ready.reject(new Error(`the server exited:\n${text}`));
     })();
     try {
-      const url = await ready.promise;
+      const timer = setTimeout(() => ready.reject(new Error(`not ready:\n${text}`)), 30_000);
+      const url = await ready.promise.finally(() => clearTimeout(timer));
       const meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
@@ -139,8 +158,12 @@ Deno.test({
       for (let i = 0; i < 100; i++) {
         calls = spans(received.traces).filter((span) => span.name === "tools/call get_order");
         const names = metricNames(received.metrics);
+        const audited = logRecords(received.logs).filter((record) =>
+          JSON.stringify(record.body ?? "").includes("warden.audit")
+        );
         if (
-          calls.length === 2 && names.has("warden.calls") && names.has("warden.refusals") &&
+          audited.length === 2 && calls.length === 2 && names.has("warden.calls") &&
+          names.has("warden.refusals") &&
           names.has("warden.call.duration")
         ) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -155,6 +178,18 @@ Deno.test({
       assert.deepEqual(outcomes, ["ok", "rate_limited"]);
       const refused = calls.find((span) => attribute(span, "warden.outcome") === "rate_limited");
       assert.equal(Number(refused && attribute(refused, "rpc.jsonrpc.error_code")), -31002);
+      // The audit log arrives as log records, each in the trace of its call's span.
+      const audited = logRecords(received.logs).filter((record) =>
+        JSON.stringify(record.body ?? "").includes("warden.audit")
+      );
+      assert.equal(audited.length, 2, JSON.stringify(received.logs).slice(0, 2000));
+      const spanIds = new Set(calls.map((span) => span.spanId));
+      for (const record of audited) {
+        assert.equal(record.traceId, TRACE_ID);
+        assert.ok(spanIds.has(record.spanId), `log record span ${record.spanId} is no call span`);
+      }
+      const bodies = audited.map((record) => JSON.stringify(record.body)).join("\n");
+      assert.match(bodies, /rate_limited/);
       const names = metricNames(received.metrics);
       for (const name of ["warden.calls", "warden.refusals", "warden.call.duration"]) {
         assert.ok(names.has(name), `${name} missing from ${[...names]}`);

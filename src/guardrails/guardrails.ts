@@ -23,17 +23,19 @@ import { redaction } from "./redaction.ts";
 import { checkStoreUrl, openStore } from "../store/open_store.ts";
 import type { SharedStore } from "../store/shared_store.ts";
 import type { StoreOutagePolicy } from "./shared_rate_limit.ts";
+import { otelAuditSink } from "../telemetry/otel_audit_sink.ts";
 
 /** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
 export type AuditTarget =
   | "stderr"
+  | "otel"
   | { file: string; durable?: boolean }
   | AuditSink
   | false;
 
 /**
  * Every guardrail setting. The JSONC policy file has exactly this shape
- * (with `audit` limited to "stderr", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
+ * (with `audit` limited to "stderr", "otel", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
  * redaction patterns given as strings).
  */
 export interface GuardrailsConfig {
@@ -87,7 +89,7 @@ function isSink(value: unknown): value is AuditSink {
 }
 
 function checkAudit(value: unknown): AuditTarget {
-  if (value === "stderr" || value === false || isSink(value)) return value;
+  if (value === "stderr" || value === "otel" || value === false || isSink(value)) return value;
   if (isRecord(value)) {
     for (const key of Object.keys(value)) {
       if (key !== "file" && key !== "durable") {
@@ -102,7 +104,7 @@ function checkAudit(value: unknown): AuditTarget {
     }
     throw new TypeError("audit.file must be a non-empty string");
   }
-  throw new TypeError('audit must be "stderr", false or { "file": PATH }');
+  throw new TypeError('audit must be "stderr", "otel", false or { "file": PATH }');
 }
 
 /**
@@ -285,6 +287,8 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
   if (audit !== undefined && audit !== false) {
     const sink = audit === "stderr"
       ? stderrAuditSink()
+      : audit === "otel"
+      ? otelAuditSink()
       : isSink(audit)
       ? audit
       : fileAuditSink(audit.file, { durable: audit.durable === true });
