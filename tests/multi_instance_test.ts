@@ -86,6 +86,36 @@ async function call(url: string, name: string, args: Record<string, unknown>, ex
   return await response.json();
 }
 
+/** Opens a tools listen stream on `listener`, runs `change`, and answers whether list_changed arrived. */
+async function listChangeArrives(listener: string, change: () => Promise<void>): Promise<string> {
+  const abort = new AbortController();
+  const listen = await post(listener, "subscriptions/listen", {
+    notifications: { toolsListChanged: true },
+  }, abort.signal);
+  assert.equal(listen.status, 200);
+  const body = listen.body;
+  assert.ok(body !== null);
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  const heard = (async () => {
+    while (!seen.includes("notifications/tools/list_changed")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+  })();
+  // The acknowledgement first, so the subscription is open before the change.
+  for (let i = 0; i < 100 && seen.length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await change();
+  const timer = setTimeout(() => abort.abort(), 10_000);
+  await heard.catch(() => undefined);
+  clearTimeout(timer);
+  abort.abort();
+  return seen;
+}
+
 async function withPolicy<T>(run: (policy: string, dir: string) => Promise<T>): Promise<T> {
   const dir = await Deno.makeTempDir();
   const policy = `${dir}/policy.jsonc`;
@@ -164,36 +194,10 @@ for (const backend of backends) {
           });
 
           await t.step("a list change on one reaches a listen stream on the other", async () => {
-            const abort = new AbortController();
-            const listen = await post(b.url, "subscriptions/listen", {
-              notifications: { toolsListChanged: true },
-            }, abort.signal);
-            assert.equal(listen.status, 200);
-            const body = listen.body;
-            assert.ok(body !== null);
-            const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-            let seen = "";
-            const heard = (async () => {
-              while (!seen.includes("notifications/tools/list_changed")) {
-                const { value, done } = await reader.read();
-                if (done) break;
-                seen += value;
-              }
-            })();
-            // Wait for the acknowledgement, so the subscription is open before the change.
-            for (
-              let i = 0;
-              i < 100 && !seen.includes("acknowledged") && !seen.includes("id");
-              i++
-            ) {
-              await new Promise((resolve) => setTimeout(resolve, 20));
-            }
-            const added = await call(a.url, "add_tool", { name: `t${crypto.randomUUID()}` });
-            assert.match(added.result?.content?.[0]?.text ?? "", /^added /);
-            const timer = setTimeout(() => abort.abort(), 10_000);
-            await heard.catch(() => undefined);
-            clearTimeout(timer);
-            abort.abort();
+            const seen = await listChangeArrives(b.url, async () => {
+              const added = await call(a.url, "add_tool", { name: `t${crypto.randomUUID()}` });
+              assert.match(added.result?.content?.[0]?.text ?? "", /^added /);
+            });
             assert.match(seen, /notifications\/tools\/list_changed/);
           });
         } finally {
@@ -244,6 +248,7 @@ Deno.test({
         "--audit",
         audit,
       ]);
+      const other = await start(["--store", `redis://127.0.0.1:${port}/0`, "--policy", policy]);
       try {
         assert.ok((await call(server.url, "get_order", { id: "1" })).result !== undefined);
         redis.kill("SIGKILL");
@@ -266,8 +271,18 @@ Deno.test({
         const log = server.stderr();
         assert.equal(log.match(/is unreachable/g)?.length, 1, log);
         assert.match(log, /is reachable again/);
+        // The bus is back too: the other instance resubscribed after the restart.
+        let seen = "";
+        for (let i = 0; i < 20 && !seen.includes("list_changed"); i++) {
+          seen = await listChangeArrives(other.url, async () => {
+            calls++;
+            await call(server.url, "add_tool", { name: `t${crypto.randomUUID()}` });
+          });
+        }
+        assert.match(seen, /notifications\/tools\/list_changed/);
       } finally {
         await server.stop();
+        await other.stop();
         redis.kill("SIGKILL");
         await redis.status;
       }

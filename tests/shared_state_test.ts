@@ -144,3 +144,24 @@ Deno.test("a configured requestStateKey wins over the store's key", async () => 
   assert.equal((await plain.open(await configured.seal(payload(now)), BINDING, now)).round, 1);
   assert.equal(await store.get("mrtr:keys"), undefined, "nothing was written to the store");
 });
+
+Deno.test("--store and the policy's store/storeOutage are checked with the place named", async () => {
+  const { parseServerFlags } = await import("../src/config/flags.ts");
+  const { parsePolicy } = await import("../src/config/policy_file.ts");
+  const identity = { name: "desk", version: "1" };
+  const bad = await parseServerFlags(["--store", "mysql://db"], identity);
+  assert.equal(bad.action, "error");
+  assert.ok(bad.action === "error" && /^--store must be "memory", "redis:/.test(bad.message));
+  const good = await parseServerFlags(["--store", "redis://127.0.0.1:6379/2"], identity);
+  assert.ok(good.action === "run" && good.flags.store === "redis://127.0.0.1:6379/2");
+  await assert.rejects(
+    parsePolicy('{ "store": 5 }', "p.jsonc"),
+    /^TypeError: Cannot load policy p\.jsonc: store must be a string, got number$/,
+  );
+  await assert.rejects(
+    parsePolicy('{ "store": "kv:x", "storeOutage": "maybe" }', "p.jsonc"),
+    /^RangeError: Cannot load policy p\.jsonc: storeOutage must be "fail-closed" or "fail-open"/,
+  );
+  const config = await parsePolicy('{ "store": "kv:", "storeOutage": "fail-open" }', "p.jsonc");
+  assert.deepEqual(config, { store: "kv:", storeOutage: "fail-open" });
+});
