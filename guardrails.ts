@@ -119,3 +119,5 @@ export {
   stderrAuditSink,
   type StderrAuditSinkOptions,
 } from "./src/guardrails/audit_sinks.ts";
+export { callTelemetry, telemetryEnabled } from "./src/telemetry/call_telemetry.ts";
+export { otelAuditSink, type OtelAuditSinkOptions } from "./src/telemetry/otel_audit_sink.ts";

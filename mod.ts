@@ -57,6 +57,7 @@ export type { Completer, CompletionContext } from "./src/core/completion.ts";
 export type { ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
 export type { TaskOptions } from "./src/eras/modern/tasks/options.ts";
+export type { SharedStore } from "./src/store/shared_store.ts";
 export type {
   ClientDescription,
   ClientRequestOptions,

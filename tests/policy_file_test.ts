@@ -88,7 +88,7 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     [
       '{ "acess": {} }',
       TypeError,
-      'unknown key "acess" at the top level, expected one of principal, access, rateLimit, redact, audit',
+      'unknown key "acess" at the top level, expected one of principal, access, rateLimit, redact, audit, store, storeOutage',
     ],
     [
       '{ "access": { "tools": { "deney": ["cancel_order"] } } }',
@@ -134,7 +134,7 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     [
       '{ "audit": "stdout" }',
       TypeError,
-      'audit must be "stderr", false or { "file": PATH }',
+      'audit must be "stderr", "otel", false or { "file": PATH }',
     ],
     ['{ "audit": { "file": "" } }', TypeError, "audit.file must be a non-empty string"],
     [
@@ -216,7 +216,7 @@ Deno.test("parsePolicy() keeps a __proto__ principal a plain name whose rules st
     '{ "__proto__": { "audit": "stderr" } }',
     TypeError,
     'Cannot load policy policy.jsonc: unknown key "__proto__" at the top level, ' +
-      "expected one of principal, access, rateLimit, redact, audit",
+      "expected one of principal, access, rateLimit, redact, audit, store, storeOutage",
   );
 
   const entries: AuditEntry[] = [];

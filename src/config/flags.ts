@@ -10,6 +10,8 @@ import type { GuardrailsConfig, GuardrailsDeps } from "../guardrails/guardrails.
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { HttpOptions } from "../transports/http/options.ts";
 import { exitProcess, hostArgs } from "../runtime/host.ts";
+import { checkStoreUrl, openStore } from "../store/open_store.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -26,6 +28,8 @@ export interface ServerFlags {
   principal?: string;
   /** `--http [HOST:]PORT`: serve Streamable HTTP instead of stdio. */
   http?: string;
+  /** `--store URL`: shared state (`memory`, `redis://HOST:PORT/DB`, `kv:PATH`; overrides the policy's). */
+  store?: string;
 }
 
 /** What the command line asks for. */
@@ -46,7 +50,7 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT] [--store URL]`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
@@ -56,6 +60,8 @@ export function usage(identity: ServerIdentity): string {
     "  --audit-durable   sync each audit line to disk before its call is answered",
     "  --principal NAME  the caller the access policy and rate limits decide about",
     "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
+    "  --store URL       state shared by instances: redis://HOST:PORT/DB, kv:PATH (kv: for the",
+    "                    default Deno KV database, needs --unstable-kv) or memory (the default)",
     "  --help            show this text",
     "  --version         show the version",
   ].join("\n");
@@ -93,6 +99,7 @@ export async function parseServerFlags(
         "audit-durable": { type: "boolean" },
         principal: { type: "string" },
         http: { type: "string" },
+        store: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -106,7 +113,7 @@ export async function parseServerFlags(
     return { action: "version", text: `${identity.name} ${identity.version}` };
   }
   const flags: ServerFlags = {};
-  for (const key of ["policy", "audit", "principal", "http"] as const) {
+  for (const key of ["policy", "audit", "principal", "http", "store"] as const) {
     const value = values[key];
     if (typeof value === "string") {
       if (value.length === 0) {
@@ -122,6 +129,14 @@ export async function parseServerFlags(
       message: `--http needs [HOST:]PORT, got ${JSON.stringify(flags.http)}`,
       usage: usage(identity),
     };
+  }
+  if (flags.store !== undefined) {
+    try {
+      checkStoreUrl(flags.store, "--store");
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { action: "error", message, usage: usage(identity) };
+    }
   }
   return { action: "run", flags };
 }
@@ -153,6 +168,11 @@ export interface ServerSetup {
    * `hostname` and `port`.
    */
   http?: HttpOptions & { hostname: string; port: number };
+  /**
+   * The shared store from `--store` or the policy's `store`, opened once for
+   * the rate limits and the server (sealing key, change bus).
+   */
+  store?: SharedStore;
 }
 
 /**
@@ -196,11 +216,15 @@ export async function setupFromFlags(
       throw new Error(`Cannot open audit file ${audit.file}: ${reason}`);
     }
   }
+  const storeUrl = flags.store ?? config.store;
+  const shared = deps.shared ?? (storeUrl === undefined ? undefined : openStore(storeUrl));
+  const guardrailDeps = shared === undefined ? deps : { ...deps, shared };
   const setup: ServerSetup = {
     guardrails: Object.keys(config).length === 0
       ? []
-      : (await import("../guardrails/guardrails.ts")).createGuardrails(config, deps),
+      : (await import("../guardrails/guardrails.ts")).createGuardrails(config, guardrailDeps),
   };
+  if (shared !== undefined) setup.store = shared;
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
   if (http !== undefined) setup.http = http;

@@ -12,20 +12,30 @@ import type { AuditSink } from "./audit.ts";
 import { fileAuditSink, stderrAuditSink } from "./audit_sinks.ts";
 import type { BucketStore } from "./bucket_store.ts";
 import type { Guardrail } from "./pipeline.ts";
-import { compileRateLimits, rateLimit, type RateLimiterOptions } from "./rate_limit.ts";
+import {
+  compileRateLimits,
+  rateLimit,
+  type RateLimiterDeps,
+  type RateLimiterOptions,
+} from "./rate_limit.ts";
 import { compileRedactor, type RedactorOptions } from "./redact/engine.ts";
 import { redaction } from "./redact/guardrail.ts";
+import { checkStoreUrl, openStore } from "../store/open_store.ts";
+import type { SharedStore } from "../store/shared_store.ts";
+import type { StoreOutagePolicy } from "./shared_rate_limit.ts";
+import { otelAuditSink } from "../telemetry/otel_audit_sink.ts";
 
 /** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
 export type AuditTarget =
   | "stderr"
+  | "otel"
   | { file: string; durable?: boolean }
   | AuditSink
   | false;
 
 /**
  * Every guardrail setting. The JSONC policy file has exactly this shape
- * (with `audit` limited to "stderr", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
+ * (with `audit` limited to "stderr", "otel", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
  * redaction patterns given as strings).
  */
 export interface GuardrailsConfig {
@@ -50,6 +60,14 @@ export interface GuardrailsConfig {
   redact?: (RedactorOptions & { gitleaksRules?: string }) | boolean;
   /** The audit log's destination. Absent or false: no audit log. */
   audit?: AuditTarget;
+  /**
+   * Where state shared between instances lives: `"memory"` (this process),
+   * `"redis://HOST:PORT/DB"` or `"kv:PATH"` (`"kv:"` for Deno KV's default
+   * database). Absent: memory.
+   */
+  store?: string;
+  /** What rate-limited calls get while the store is unreachable. Absent: `"fail-closed"`. */
+  storeOutage?: StoreOutagePolicy;
 }
 
 /** Clocks and stores for the stateful edges, injectable for tests. */
@@ -58,16 +76,26 @@ export interface GuardrailsDeps {
   now?: () => number;
   /** Where token buckets live. */
   store?: BucketStore;
+  /** An already open shared store; wins over the configuration's `store` URL. */
+  shared?: SharedStore;
 }
 
-const KEYS: ReadonlySet<string> = new Set(["principal", "access", "rateLimit", "redact", "audit"]);
+const KEYS: ReadonlySet<string> = new Set([
+  "principal",
+  "access",
+  "rateLimit",
+  "redact",
+  "audit",
+  "store",
+  "storeOutage",
+]);
 
 function isSink(value: unknown): value is AuditSink {
   return isRecord(value) && typeof value.write === "function" && typeof value.flush === "function";
 }
 
 function checkAudit(value: unknown): AuditTarget {
-  if (value === "stderr" || value === false || isSink(value)) return value;
+  if (value === "stderr" || value === "otel" || value === false || isSink(value)) return value;
   if (isRecord(value)) {
     for (const key of Object.keys(value)) {
       if (key !== "file" && key !== "durable") {
@@ -82,7 +110,7 @@ function checkAudit(value: unknown): AuditTarget {
     }
     throw new TypeError("audit.file must be a non-empty string");
   }
-  throw new TypeError('audit must be "stderr", false or { "file": PATH }');
+  throw new TypeError('audit must be "stderr", "otel", false or { "file": PATH }');
 }
 
 /**
@@ -136,6 +164,16 @@ export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
     );
   }
   if (audit !== undefined) config.audit = checkAudit(audit);
+  if (value.store !== undefined) config.store = checkStoreUrl(value.store, "store");
+  const outage = value.storeOutage;
+  if (outage !== undefined) {
+    if (outage !== "fail-closed" && outage !== "fail-open") {
+      throw new RangeError(
+        `storeOutage must be "fail-closed" or "fail-open", got ${JSON.stringify(outage)}`,
+      );
+    }
+    config.storeOutage = outage;
+  }
   return config;
 }
 
@@ -256,15 +294,23 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
   }
   if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
   if (checked.rateLimit !== undefined) {
-    const limiterDeps: { now?: () => number; store?: BucketStore } = {};
+    const limiterDeps: RateLimiterDeps = {};
     if (deps.now !== undefined) limiterDeps.now = deps.now;
     if (deps.store !== undefined) limiterDeps.store = deps.store;
+    // A store named only in the configuration is opened here, for the limits alone;
+    // serverSetup() opens it once and hands it to both the limits and the server.
+    const shared = deps.shared ??
+      (checked.store === undefined ? undefined : openStore(checked.store));
+    if (shared !== undefined) limiterDeps.shared = shared;
+    if (checked.storeOutage !== undefined) limiterDeps.onOutage = checked.storeOutage;
     guardrails.push(rateLimit(checked.rateLimit, limiterDeps));
   }
   const audit = checked.audit;
   if (audit !== undefined && audit !== false) {
     const sink = audit === "stderr"
       ? stderrAuditSink()
+      : audit === "otel"
+      ? otelAuditSink()
       : isSink(audit)
       ? audit
       : fileAuditSink(audit.file, { durable: audit.durable === true });

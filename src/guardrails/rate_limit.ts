@@ -16,6 +16,8 @@ import { itemLabel } from "./access_policy.ts";
 import { type BucketStore, MemoryBucketStore } from "./bucket_store.ts";
 import { assertGlobPattern, compileGlob } from "./glob.ts";
 import type { CallKind, Guardrail } from "./pipeline.ts";
+import type { BucketTake, SharedStore } from "../store/shared_store.ts";
+import { sharedRateLimit, type StoreOutagePolicy } from "./shared_rate_limit.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "./token_bucket.ts";
 
 /**
@@ -251,6 +253,19 @@ export interface RateLimiterDeps {
    * @default {Date.now}
    */
   now?: () => number;
+  /**
+   * A shared store (see `src/store/`). An in-process store lends its
+   * synchronous buckets; Redis or Deno KV make every call one atomic take
+   * on the store, shared by all the instances that open it.
+   * @default {undefined} (buckets in this process only)
+   */
+  shared?: SharedStore;
+  /**
+   * What a call gets while a shared store is unreachable: refused with the
+   * rate-limited error (`fail-closed`) or let through unlimited (`fail-open`).
+   * @default {"fail-closed"}
+   */
+  onOutage?: StoreOutagePolicy;
 }
 
 /**
@@ -298,7 +313,7 @@ function createLimiter(
   deps: RateLimiterDeps,
 ): (call: RateLimitCall) => RateLimitRefusal | undefined {
   const rules = rulesOf(compileRateLimits(options));
-  const store = deps.store ?? new MemoryBucketStore();
+  const store = deps.store ?? deps.shared?.buckets ?? new MemoryBucketStore();
   const now = deps.now ?? Date.now;
   const read = (key: string) => store.get(key);
   const write = (key: string, bucket: TokenBucket) => store.set(key, bucket);
@@ -382,6 +397,12 @@ function charge(
  * ```
  */
 export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
+  const shared = deps.shared;
+  if (shared !== undefined && shared.buckets === undefined && deps.store === undefined) {
+    const rules = rulesOf(compileRateLimits(options));
+    const onOutage = deps.onOutage ?? "fail-closed";
+    return sharedRateLimit({ shared, onOutage, plan: (call) => planTakes(rules, call) });
+  }
   const limit = createLimiter(options, deps);
   return {
     name: "rate-limit",
@@ -407,6 +428,22 @@ export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {
       });
     },
   };
+}
+
+/** The buckets a call draws from on a shared store: one per rule that applies. */
+function planTakes(rules: readonly CompiledRule[], call: RateLimitCall): readonly BucketTake[] {
+  checkCall(call.kind, call.name);
+  const takes: BucketTake[] = [];
+  for (const rule of rules) {
+    if (!applies(rule, call.kind, call.name)) continue;
+    takes.push({
+      key: keyFor(rule, call.kind, call.name, call.principal),
+      capacity: rule.limit.capacity,
+      refillPerSecond: rule.limit.refillPerSecond,
+      cost: rule.costs.get(call.name) ?? 1,
+    });
+  }
+  return takes;
 }
 
 function rulesOf(limits: RateLimits): readonly CompiledRule[] {

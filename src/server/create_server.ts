@@ -30,6 +30,9 @@ import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
+import { type ChangeBus, joinChangeBus } from "../store/change_bus.ts";
+import { storedStateSecrets } from "../store/sealing_keys.ts";
+import { callTelemetry, telemetryEnabled } from "../telemetry/call_telemetry.ts";
 
 /** The client notifications revision 2026-07-28 keeps (the rest were removed with sessions). */
 const MODERN_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/cancelled"]);
@@ -76,7 +79,9 @@ export function createServer<
   const P extends readonly unknown[] = readonly [],
 >(options: ServerOptions<T, P>): Server {
   const resolved = resolveOptions(options);
-  const guardrails = orderGuardrails(options.guardrails ?? []);
+  // OpenTelemetry (OTEL_DENO=true): a span and metrics per guarded call; nothing at all when off.
+  const telemetry = telemetryEnabled() ? [callTelemetry()] : [];
+  const guardrails = orderGuardrails([...telemetry, ...(options.guardrails ?? [])]);
   const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
   const outgoing = <T>(value: T): T =>
     outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value);
@@ -91,11 +96,17 @@ export function createServer<
   const subscriptions = new SubscriptionHub();
   const rootsListeners = new Set<(session: ClientSession) => void>();
 
-  const listChanged = (list: ListName): void => {
+  const deliverListChanged = (list: ListName): void => {
     for (const { session } of live) {
       if (session.initialized) session.notify(`notifications/${list}/list_changed`);
     }
     subscriptions.listChanged(list);
+  };
+  // Shared store (issue 17): changes reach the clients of every instance on it.
+  let bus: ChangeBus | undefined;
+  const listChanged = (list: ListName): void => {
+    deliverListChanged(list);
+    bus?.publish({ list });
   };
   const registry = createRegistry(listChanged);
   const core = new RequestCore({
@@ -162,7 +173,11 @@ export function createServer<
     ...discovery,
     serverInfo: resolved.serverInfo,
     services,
-    sealer: new StateSealer(resolved.stateSecrets, MAX_REQUEST_STATE_BYTES),
+    sealer: new StateSealer(
+      resolved.stateSecrets,
+      MAX_REQUEST_STATE_BYTES,
+      options.store === undefined ? undefined : storedStateSecrets(options.store),
+    ),
     subscriptions,
     listTtlMs: resolved.listTtlMs,
     readTtlMs: resolved.readTtlMs,
@@ -181,6 +196,21 @@ export function createServer<
   const embedded = newSession(undefined);
   let closed = false;
   let http: Promise<ReturnType<typeof createHttpHandler>> | undefined;
+
+  const deliverResourceUpdated = (uri: string): void => {
+    for (const { session } of live) {
+      if (session.subscriptions.has(uri) && core.visible("resource", uri, session.principal)) {
+        session.notify("notifications/resources/updated", { uri });
+      }
+    }
+    subscriptions.resourceUpdated(uri, (principal) => core.visible("resource", uri, principal));
+  };
+  if (options.store !== undefined) {
+    bus = joinChangeBus(options.store, (change) => {
+      if ("list" in change) deliverListChanged(change.list);
+      else deliverResourceUpdated(change.uri);
+    }, log);
+  }
 
   for (const tool of options.tools ?? []) registry.tools.add(tool);
   for (const resource of options.resources ?? []) registry.resources.add(resource);
@@ -215,12 +245,8 @@ export function createServer<
       return table.remove(key);
     },
     notifyResourceUpdated(uri) {
-      for (const { session } of live) {
-        if (session.subscriptions.has(uri) && core.visible("resource", uri, session.principal)) {
-          session.notify("notifications/resources/updated", { uri });
-        }
-      }
-      subscriptions.resourceUpdated(uri, (principal) => core.visible("resource", uri, principal));
+      deliverResourceUpdated(uri);
+      bus?.publish({ uri });
     },
     onRootsListChanged(listener) {
       rootsListeners.add(listener);
@@ -288,6 +314,7 @@ export function createServer<
         close();
       }
       await Promise.allSettled([...live].map((entry) => entry.done));
+      bus?.close();
       for (const guardrail of guardrails) {
         try {
           await guardrail.flush?.();
@@ -295,6 +322,10 @@ export function createServer<
           log(`warden: guardrail '${guardrail.name}' failed to flush: ${String(error)}`);
         }
       }
+      // The shared store closes last: the guardrails may still use it while flushing.
+      await options.store?.close().catch((error: unknown) =>
+        log(`warden: the shared store failed to close: ${String(error)}`)
+      );
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 
 import type { TaskOptions } from "../eras/modern/tasks/options.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 import type { Guardrail } from "../guardrails/pipeline.ts";
 import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
@@ -136,6 +137,15 @@ export interface ServerOptions<
    * @default {Date.now}
    */
   now?: () => number;
+  /**
+   * State shared with the other instances that open the same store (issue
+   * 17): the `requestState` sealing key (unless `requestStateKey` is set)
+   * and the list-change/resource-update bus. Rate limits take theirs through
+   * the guardrails (`serverSetup()` passes the same store to both). The
+   * server closes it on `close()`.
+   * @default {undefined} (everything per process)
+   */
+  store?: SharedStore;
 }
 
 /** Options of `server.connect()`. */

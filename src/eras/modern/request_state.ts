@@ -114,35 +114,75 @@ interface Key {
   readonly key: CryptoKey;
 }
 
+function importKeys(secrets: readonly StateSecret[]): Promise<readonly Key[]> {
+  return Promise.all(secrets.map(async (secret) => {
+    const material = typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
+    // Hashing spreads any secret over the 256-bit key; the first byte names the key.
+    const raw = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(material)));
+    const id = new Uint8Array(await crypto.subtle.digest("SHA-256", raw))[0] ?? 0;
+    const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, [
+      "encrypt",
+      "decrypt",
+    ]);
+    return { id, key };
+  }));
+}
+
+/**
+ * Where the keys come from when instances share them: called for the current
+ * list (first seals), again after `refreshMs`, and when a state names a key
+ * not in hand (another instance may have rotated).
+ */
+export interface SecretSource {
+  /** The keys, current first. */
+  load(): Promise<readonly StateSecret[]>;
+  /** How long a loaded list is used before it is loaded again, in ms. */
+  readonly refreshMs: number;
+}
+
 /** Seals and opens request states with a set of keys; the first seals. */
 export class StateSealer {
   readonly #secrets: readonly StateSecret[];
   readonly #maxBytes: number;
+  readonly #source: SecretSource | undefined;
   #keys: Promise<readonly Key[]> | undefined;
   /** Nonces of the states opened so far, with their expiry. */
   readonly #opened = new Map<string, number>();
+  #loadedAt = 0;
 
   /**
-   * @param secrets The keys, current first; none means one random key for this process.
+   * @param secrets The keys, current first; none (and no source) means one random key for this process.
    * @param maxBytes The largest sealed state accepted or produced.
+   * @param source Keys shared through a store; used when `secrets` is empty (a configured secret wins).
    */
-  constructor(secrets: readonly StateSecret[], maxBytes: number) {
-    this.#secrets = secrets.length > 0 ? secrets : [crypto.getRandomValues(new Uint8Array(32))];
+  constructor(secrets: readonly StateSecret[], maxBytes: number, source?: SecretSource) {
+    this.#source = secrets.length > 0 ? undefined : source;
+    this.#secrets = secrets.length > 0 || source !== undefined
+      ? secrets
+      : [crypto.getRandomValues(new Uint8Array(32))];
     this.#maxBytes = maxBytes;
   }
 
-  #load(): Promise<readonly Key[]> {
-    this.#keys ??= Promise.all(this.#secrets.map(async (secret) => {
-      const material = typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
-      // Hashing spreads any secret over the 256-bit key; the first byte names the key.
-      const raw = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(material)));
-      const id = new Uint8Array(await crypto.subtle.digest("SHA-256", raw))[0] ?? 0;
-      const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, [
-        "encrypt",
-        "decrypt",
-      ]);
-      return { id, key };
-    }));
+  #load(force = false): Promise<readonly Key[]> {
+    const source = this.#source;
+    if (source === undefined) {
+      this.#keys ??= importKeys(this.#secrets);
+      return this.#keys;
+    }
+    const age = Date.now() - this.#loadedAt;
+    // A forced reload (an unknown key id) at most once a second: forged states cannot hammer the store.
+    if (this.#keys === undefined || age >= source.refreshMs || (force && age >= 1000)) {
+      const previous = this.#keys;
+      this.#loadedAt = Date.now();
+      // A failed reload keeps the keys in hand; with none yet, the call fails and the next retries.
+      this.#keys = source.load().then(importKeys).catch((error: unknown) => {
+        if (previous === undefined) {
+          this.#keys = undefined;
+          throw error;
+        }
+        return previous;
+      });
+    }
     return this.#keys;
   }
 
@@ -189,7 +229,11 @@ export class StateSealer {
       throw refuse("is not a state this server issued");
     }
     let plain: Uint8Array | undefined;
-    for (const { id, key } of await this.#load()) {
+    let keys = await this.#load();
+    if (this.#source !== undefined && !keys.some(({ id }) => id === bytes[0])) {
+      keys = await this.#load(true);
+    }
+    for (const { id, key } of keys) {
       if (id !== bytes[0]) continue;
       try {
         plain = new Uint8Array(

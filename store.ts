@@ -1,0 +1,31 @@
+/**
+ * State shared between instances of one server behind a load balancer
+ * (rate-limit buckets, the `requestState` sealing key, the list-change and
+ * resource-update bus): the `SharedStore` interface and its three
+ * implementations (in memory, Redis, Deno KV), and how to open one from a
+ * URL (`redis://host:port/db`, `kv:PATH`, `kv:`).
+ *
+ * @example Two instances sharing one Redis
+ * ```ts ignore
+ * import { createServer } from "@warden/mcp";
+ * import { openStore } from "@warden/mcp/store";
+ * const store = openStore("redis://127.0.0.1:6379/0");
+ * const server = createServer({ name: "desk", version: "1.0.0", store });
+ * ```
+ *
+ * @module
+ */
+
+export {
+  type BucketTake,
+  type BucketTakeResult,
+  type SetOptions,
+  type SharedStore,
+  StoreUnavailableError,
+} from "./src/store/shared_store.ts";
+export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory_store.ts";
+export { RedisStore, type RedisStoreOptions } from "./src/store/redis_store.ts";
+export { KvStore, type KvStoreOptions } from "./src/store/kv_store.ts";
+export { checkStoreUrl, openStore, type OpenStoreOptions } from "./src/store/open_store.ts";
+export { rotateStateKey } from "./src/store/sealing_keys.ts";
+export type { StoreOutagePolicy } from "./src/guardrails/shared_rate_limit.ts";
