@@ -10,7 +10,7 @@
  */
 
 import type { GuardrailsConfig, Server } from "../../mod.ts";
-import { createEchoServer, PERMISSIVE_POLICY } from "./servers/warden_server.ts";
+import { createEchoServer, guardrailsOf, PERMISSIVE_POLICY } from "./servers/warden_server.ts";
 
 const GROUP = "guardrails: one tools/call via server.handle()";
 const CALL = {
@@ -34,7 +34,7 @@ async function callEcho(server: Server): Promise<void> {
 }
 
 async function initialized(policy: GuardrailsConfig | undefined): Promise<Server> {
-  const server = createEchoServer(policy);
+  const server = createEchoServer(await guardrailsOf(policy));
   await server.handle({
     jsonrpc: "2.0",
     id: 0,

@@ -121,6 +121,8 @@ export class McpSession implements DispatchSession {
   /** Disconnects; pending requests to the client fail. */
   detach(): void {
     this.#send = undefined;
+    // Most sessions end with nothing pending: no error (and its stack) to build then.
+    if (this.#pending.size === 0) return;
     const closed = new Error("The session closed before the client replied");
     for (const pending of this.#pending.values()) {
       pending.cleanup();

@@ -9,7 +9,8 @@
 
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 import { MemoryEventStore } from "./event_store.ts";
-import { HttpSession } from "./http_session.ts";
+import type { HttpSession } from "./http_session.ts";
+import { SessionTable } from "./session_table.ts";
 import type { HttpHost, HttpOptions, HttpProtocolSession } from "./options.ts";
 import { isRecord, type JsonRpcResponse } from "../../jsonrpc/messages.ts";
 import { checkModernHeaders, isModernPost, statusOfModernError } from "./modern_headers.ts";
@@ -49,8 +50,6 @@ export function createHttpHandler<S extends HttpProtocolSession>(
 ): { fetch: (request: Request) => Promise<Response>; close: (reason: unknown) => void } {
   const path = options.path;
   const bodyLimits = bodyLimitsOf(options);
-  const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
-  const maxSessions = options.maxSessions ?? 1000;
   const now = options.now ?? Date.now;
   const stateless = options.stateless === true;
   const settings = {
@@ -60,60 +59,13 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     log: host.log,
     now,
   };
-  const sessions = new Map<string, { http: HttpSession; release: () => void }>();
+  const sessions = new SessionTable(host, settings, {
+    idleMs: options.sessionIdleMs ?? 30 * 60 * 1000,
+    maxSessions: options.maxSessions ?? 1000,
+    now,
+  });
   // The HttpSession carries the host's session type; the host gets it back as given.
   const protocolOf = (http: HttpSession): S => http.session as S;
-
-  const end = (id: string, reason: string): void => {
-    const entry = sessions.get(id);
-    if (entry === undefined) return;
-    sessions.delete(id);
-    entry.http.close(new Error(reason));
-    entry.release();
-  };
-  const sweep = (): void => {
-    const cutoff = now() - idleMs;
-    for (const [id, { http }] of sessions) {
-      if (http.lastActive < cutoff && !http.busy) end(id, "The session expired");
-    }
-  };
-  const makeRoom = (): boolean => {
-    sweep();
-    if (sessions.size < maxSessions) return true;
-    let oldest: [string, HttpSession] | undefined;
-    for (const [id, { http }] of sessions) {
-      if (!http.busy && (oldest === undefined || http.lastActive < oldest[1].lastActive)) {
-        oldest = [id, http];
-      }
-    }
-    if (oldest === undefined) return false;
-    end(oldest[0], "The session was evicted to make room");
-    return true;
-  };
-  const open = (
-    principal: string | undefined,
-    keep: boolean,
-  ): { http: HttpSession; release: () => void } => {
-    const session = host.newSession(principal);
-    const id = keep ? crypto.randomUUID() : undefined;
-    const http = new HttpSession(id, session, settings, principal);
-    const release = host.track(session, () => {
-      if (id !== undefined) end(id, "The server is shutting down");
-      else http.close(new Error("The server is shutting down"));
-    });
-    if (id !== undefined) {
-      sessions.set(id, { http, release });
-      return { http, release };
-    }
-    // A stateless session ends with its request.
-    return {
-      http,
-      release: () => {
-        http.close(new Error("The request ended"));
-        release();
-      },
-    };
-  };
 
   async function handle(request: Request): Promise<Response> {
     if (path !== undefined && requestPath(request.url) !== path) {
@@ -163,7 +115,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     const found = sessionOf(request, principal);
     if (found instanceof Response) return found;
     if (request.method === "DELETE") {
-      end(found.id ?? "", "The client ended the session");
+      sessions.end(found.id ?? "", "The client ended the session");
       return new Response(null, { status: 204 });
     }
     return get(request, found);
@@ -174,18 +126,17 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     if (id === null) {
       return rpcError(400, ErrorCode.InvalidRequest, "Bad request: missing Mcp-Session-Id header");
     }
-    sweep();
-    const entry = sessions.get(id);
-    if (entry === undefined) return rpcError(404, ErrorCode.InvalidRequest, "Session not found");
-    if (options.authenticate !== undefined && entry.http.authenticated !== principal) {
+    const http = sessions.get(id);
+    if (http === undefined) return rpcError(404, ErrorCode.InvalidRequest, "Session not found");
+    if (options.authenticate !== undefined && http.authenticated !== principal) {
       return rpcError(
         403,
         ErrorCode.InvalidRequest,
         "Forbidden: the session belongs to another principal",
       );
     }
-    entry.http.lastActive = now();
-    return entry.http;
+    http.lastActive = now();
+    return http;
   }
 
   function get(request: Request, http: HttpSession): Response {
@@ -261,13 +212,13 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     // A stateless session lives for this request (or its stream) only.
     let release: (() => void) | undefined;
     if (stateless) {
-      ({ http, release } = open(principal, false));
+      ({ http, release } = sessions.open(principal, false));
       if (!isInitialize) http.session.protocolVersion = version ?? "2025-03-26";
     } else if (isInitialize) {
-      if (!makeRoom()) {
+      if (!sessions.makeRoom()) {
         return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
       }
-      http = open(principal, true).http;
+      http = sessions.open(principal, true).http;
     } else {
       const found = sessionOf(request, principal);
       if (found instanceof Response) return found;
@@ -290,7 +241,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
     }
     return await respond(http, value, ids, sseOk, headers, release, (reply) => {
       if (isInitialize && http.id !== undefined && (reply === undefined || "error" in reply)) {
-        end(http.id, "The initialize request failed");
+        sessions.end(http.id, "The initialize request failed");
         headers.delete("mcp-session-id");
       }
       return 200;
@@ -378,7 +329,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
         error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
       }, { status: 404 });
     }
-    const { http, release } = open(principal, false);
+    const { http, release } = sessions.open(principal, false);
     http.session.protocolVersion = MODERN_WIRE;
     if (id === null) {
       try {
@@ -420,7 +371,7 @@ export function createHttpHandler<S extends HttpProtocolSession>(
       return response;
     },
     close(reason) {
-      for (const id of [...sessions.keys()]) end(id, String(reason));
+      sessions.closeAll(String(reason));
     },
   };
 }

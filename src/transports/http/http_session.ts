@@ -298,14 +298,19 @@ export class HttpSession {
     return writer;
   }
 
-  /** Ends the session: aborts its requests, closes its streams, forgets its events. */
-  close(reason: unknown): void {
+  /**
+   * Ends the session: aborts its requests, closes its streams, forgets its
+   * events. `reason` is made only if a request is still in flight.
+   */
+  close(reason: () => unknown): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.session.inflight.abortAll(reason);
+    if (this.session.inflight.size > 0) this.session.inflight.abortAll(reason());
     this.session.detach();
     for (const route of new Set(this.#routes.values())) route.finish(undefined);
     this.#standalone?.close();
+    // A session without an id stored no events (see #emit): nothing to forget.
+    if (this.id === undefined) return;
     this.settings.store.forget(this.#standaloneId);
     for (const streamId of this.#streams) this.settings.store.forget(streamId);
     this.#streams.clear();

@@ -115,16 +115,6 @@ export function bodyLimitsOf(
   return { maxBytes, timeoutMs };
 }
 
-function readWithin<T>(read: Promise<T>, deadline: number): Promise<T | "timeout"> {
-  const left = deadline - Date.now();
-  if (left <= 0) return Promise.resolve("timeout");
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), left);
-  });
-  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * The body as text, or the error answer when it passes `limits.maxBytes`
  * (413, without reading the rest) or does not arrive in full within
@@ -142,26 +132,34 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<st
   if (Number.isFinite(declared) && declared > limits.maxBytes) return tooLarge();
   if (request.body === null) return "";
   const reader = request.body.getReader();
-  const deadline = Date.now() + limits.timeoutMs;
+  // One timer per body, not one per chunk: cancelling the reader ends a read that is waiting.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, limits.timeoutMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const next = await readWithin(reader.read(), deadline);
-    if (next === "timeout") {
-      reader.cancel().catch(() => {});
-      return closing(rpcError(
-        408,
-        ErrorCode.InvalidRequest,
-        `Request timeout: the body did not arrive within ${limits.timeoutMs} ms`,
-      ));
+  try {
+    while (true) {
+      const next = await reader.read();
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limits.maxBytes) {
+        await reader.cancel().catch(() => {});
+        return tooLarge();
+      }
+      chunks.push(next.value);
     }
-    if (next.done) break;
-    size += next.value.byteLength;
-    if (size > limits.maxBytes) {
-      await reader.cancel().catch(() => {});
-      return tooLarge();
-    }
-    chunks.push(next.value);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (timedOut) {
+    return closing(rpcError(
+      408,
+      ErrorCode.InvalidRequest,
+      `Request timeout: the body did not arrive within ${limits.timeoutMs} ms`,
+    ));
   }
   const bytes = new Uint8Array(size);
   let offset = 0;

@@ -18,7 +18,7 @@
  */
 
 import { serveHttp } from "../../../mod.ts";
-import { createEchoServer, PERMISSIVE_POLICY } from "./warden_server.ts";
+import { createEchoServer, guardrailsOf, PERMISSIVE_POLICY } from "./warden_server.ts";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -67,7 +67,7 @@ if (kind === "ceiling") {
   port = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, ceiling).addr.port;
 } else if (kind === "warden-stateless" || kind === "warden-session") {
   const server = createEchoServer(
-    guarded ? PERMISSIVE_POLICY : undefined,
+    await guardrailsOf(guarded ? PERMISSIVE_POLICY : undefined),
     kind === "warden-stateless" ? { stateless: true } : { maxSessions: 20_000 },
   );
   port = (await serveHttp(server)).port;

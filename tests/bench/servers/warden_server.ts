@@ -15,13 +15,13 @@
 import {
   createServer,
   defineTool,
+  type Guardrail,
   type GuardrailsConfig,
   type HttpOptions,
   type ResourceTemplateDefinition,
   type Server,
   serveStdio,
 } from "../../../mod.ts";
-import { createGuardrails } from "../../../guardrails.ts";
 
 /** The permissive policy: every guardrail on, none of them ever refusing the benchmark's calls. */
 export const PERMISSIVE_POLICY = {
@@ -47,14 +47,23 @@ export const items: ResourceTemplateDefinition = {
 };
 
 /**
- * The benchmark's Warden server, with the given guardrail settings (none by
- * default) and, for HTTP, the endpoint's options.
+ * The guardrails of `policy`, loaded only when asked for: a plain server must
+ * not pay for modules it does not use, as a real one does not.
  */
-export function createEchoServer(policy?: GuardrailsConfig, http?: HttpOptions): Server {
+export async function guardrailsOf(policy: GuardrailsConfig | undefined): Promise<Guardrail[]> {
+  if (policy === undefined) return [];
+  return (await import("../../../guardrails.ts")).createGuardrails(policy);
+}
+
+/**
+ * The benchmark's Warden server, with the given guardrails (none by default)
+ * and, for HTTP, the endpoint's options.
+ */
+export function createEchoServer(guardrails: Guardrail[] = [], http?: HttpOptions): Server {
   return createServer({
-    name: policy === undefined ? "warden" : "warden-guarded",
+    name: guardrails.length === 0 ? "warden" : "warden-guarded",
     version: "1.0.0",
-    guardrails: policy === undefined ? [] : createGuardrails(policy),
+    guardrails,
     tools: [echo],
     resourceTemplates: [items],
     ...(http === undefined ? {} : { http }),
@@ -63,5 +72,5 @@ export function createEchoServer(policy?: GuardrailsConfig, http?: HttpOptions):
 
 if (import.meta.main) {
   const guarded = Deno.args.includes("--guardrails");
-  await serveStdio(createEchoServer(guarded ? PERMISSIVE_POLICY : undefined));
+  await serveStdio(createEchoServer(await guardrailsOf(guarded ? PERMISSIVE_POLICY : undefined)));
 }

@@ -1,0 +1,113 @@
+/**
+ * The legacy sessions of one Streamable HTTP endpoint: opening them (with an
+ * `Mcp-Session-Id`, or for one request only), finding them, ending them, and
+ * keeping their number bounded (idle expiry, eviction of the oldest idle).
+ *
+ * @module
+ */
+
+import { HttpSession, type StreamSettings } from "./http_session.ts";
+import type { HttpHost, HttpProtocolSession } from "./options.ts";
+
+/** How many sessions live, and how long. */
+export interface SessionLimits {
+  /** A session nobody used for this long is ended, in ms. */
+  readonly idleMs: number;
+  /** The most live sessions. */
+  readonly maxSessions: number;
+  /** The clock, in ms. */
+  readonly now: () => number;
+}
+
+/** An open session and what ends it. */
+export interface OpenSession {
+  /** The session. */
+  readonly http: HttpSession;
+  /** Ends it (a one-request session) or stops counting it (a kept one). */
+  readonly release: () => void;
+}
+
+/** The sessions of one endpoint, by `Mcp-Session-Id`. */
+export class SessionTable<S extends HttpProtocolSession> {
+  readonly #sessions = new Map<string, OpenSession>();
+  readonly #host: HttpHost<S>;
+  readonly #settings: StreamSettings;
+  readonly #limits: SessionLimits;
+
+  constructor(host: HttpHost<S>, settings: StreamSettings, limits: SessionLimits) {
+    this.#host = host;
+    this.#settings = settings;
+    this.#limits = limits;
+  }
+
+  /**
+   * Opens a session for `principal`: kept under a fresh id when `keep`,
+   * otherwise alive only until its release (one request, or its stream).
+   */
+  open(principal: string | undefined, keep: boolean): OpenSession {
+    const session = this.#host.newSession(principal);
+    const id = keep ? crypto.randomUUID() : undefined;
+    const http = new HttpSession(id, session, this.#settings, principal);
+    const release = this.#host.track(session, () => {
+      if (id !== undefined) this.end(id, "The server is shutting down");
+      else http.close(() => new Error("The server is shutting down"));
+    });
+    if (id !== undefined) {
+      const entry = { http, release };
+      this.#sessions.set(id, entry);
+      return entry;
+    }
+    return {
+      http,
+      release: () => {
+        http.close(() => new Error("The request ended"));
+        release();
+      },
+    };
+  }
+
+  /** The live session under `id` (expired ones are swept first). */
+  get(id: string): HttpSession | undefined {
+    this.#sweep();
+    return this.#sessions.get(id)?.http;
+  }
+
+  /** Ends the session under `id`, if any. */
+  end(id: string, reason: string): void {
+    const entry = this.#sessions.get(id);
+    if (entry === undefined) return;
+    this.#sessions.delete(id);
+    entry.http.close(() => new Error(reason));
+    entry.release();
+  }
+
+  /** Ends every session. */
+  closeAll(reason: string): void {
+    for (const id of [...this.#sessions.keys()]) this.end(id, reason);
+  }
+
+  /**
+   * Makes room for one more session: sweeps the expired, then ends the
+   * least recently used idle one at the cap. False when all are busy.
+   */
+  makeRoom(): boolean {
+    this.#sweep();
+    if (this.#sessions.size < this.#limits.maxSessions) return true;
+    let oldest: [string, HttpSession] | undefined;
+    for (const [id, { http }] of this.#sessions) {
+      if (!http.busy && (oldest === undefined || http.lastActive < oldest[1].lastActive)) {
+        oldest = [id, http];
+      }
+    }
+    if (oldest === undefined) return false;
+    this.end(oldest[0], "The session was evicted to make room");
+    return true;
+  }
+
+  #sweep(): void {
+    const cutoff = this.#limits.now() - this.#limits.idleMs;
+    for (const [id, { http }] of this.#sessions) {
+      if (http.lastActive < cutoff && !http.busy) this.end(id, "The session expired");
+    }
+  }
+}
