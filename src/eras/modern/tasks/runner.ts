@@ -21,7 +21,7 @@ import { inputRequiredOutcome } from "../../../core/outcome.ts";
 import { type RegisteredTool, runTool } from "../../../core/tools.ts";
 import { type InputRequest, ModernContext } from "../context.ts";
 import type { RequestMeta } from "../meta.ts";
-import { endOf, failure, invalid, wireTask } from "./wire.ts";
+import { endOf, failure, invalid, taskFields, wireTask } from "./wire.ts";
 import {
   isTerminal,
   newTaskId,
@@ -188,15 +188,8 @@ export class TaskRunner {
     );
     return {
       status: "ok",
-      result: {
-        resultType: "task",
-        taskId: task.taskId,
-        status: task.status,
-        createdAt: new Date(task.createdAt).toISOString(),
-        lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-        ttlMs: task.ttlMs,
-        pollIntervalMs: task.pollIntervalMs,
-      },
+      // The handle is flat: the task's fields and nothing of its outcome.
+      result: { resultType: "task", ...taskFields(task) },
     };
   }
 

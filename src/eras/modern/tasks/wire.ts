@@ -20,9 +20,9 @@ export function taskNotFound(): RpcError {
   return invalid("Failed to retrieve task: Task not found");
 }
 
-/** A task as the wire shows it (tasks/get, notifications/tasks), before redaction. */
-export function wireTask(task: TaskRecord): Record<string, unknown> {
-  const shown: Record<string, unknown> = {
+/** The fields every view of a task has: its id, status, times and polling hints. */
+export function taskFields(task: TaskRecord): Record<string, unknown> {
+  return {
     taskId: task.taskId,
     status: task.status,
     createdAt: new Date(task.createdAt).toISOString(),
@@ -30,6 +30,11 @@ export function wireTask(task: TaskRecord): Record<string, unknown> {
     ttlMs: task.ttlMs,
     pollIntervalMs: task.pollIntervalMs,
   };
+}
+
+/** A task as the wire shows it (tasks/get, notifications/tasks), before redaction. */
+export function wireTask(task: TaskRecord): Record<string, unknown> {
+  const shown = taskFields(task);
   if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
   if (task.status === "completed" && task.result !== undefined) shown.result = task.result;
   if (task.status === "failed" && task.error !== undefined) shown.error = task.error;
