@@ -20,9 +20,14 @@
 export {
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
+  type TaskMessage,
   type TaskPatch,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
   TaskStoreFullError,
 } from "./src/eras/modern/tasks/store.ts";
+export {
+  SharedTaskStore,
+  type SharedTaskStoreOptions,
+} from "./src/eras/modern/tasks/shared_task_store.ts";

@@ -133,7 +133,7 @@ export function createServer<
   });
   const services = { outgoing };
   const now = options.now ?? Date.now;
-  const taskOptions = resolveTaskOptions(options.tasks, now);
+  const taskOptions = resolveTaskOptions(options.tasks, now, options.store);
   const tasks = new TaskRunner({
     ...taskOptions,
     services,

@@ -158,9 +158,9 @@ export function taskMethods(deps: TaskMethodDeps): Map<string, TaskMethod> {
         isRecord(params.inputResponses)
           ? undefined
           : invalid("inputResponses must be an object of answers by input key"),
-      (task, params) => {
-        runner.update(task, isRecord(params.inputResponses) ? params.inputResponses : {});
-        return Promise.resolve({});
+      async (task, params) => {
+        await runner.update(task, isRecord(params.inputResponses) ? params.inputResponses : {});
+        return {};
       },
     ),
   );

@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { SharedStore } from "../../../store/shared_store.ts";
+import { SharedTaskStore } from "./shared_task_store.ts";
 import { MemoryTaskStore, type TaskStore } from "./store.ts";
 
 /**
@@ -18,7 +20,7 @@ import { MemoryTaskStore, type TaskStore } from "./store.ts";
 export interface TaskOptions {
   /**
    * Where tasks are kept; the server closes it on `close()`.
-   * @default {a MemoryTaskStore: 1000 tasks, 16 MiB}
+   * @default {a SharedTaskStore on the server's `store` when one is given, else a MemoryTaskStore: 1000 tasks, 16 MiB}
    */
   store?: TaskStore;
   /**
@@ -42,10 +44,11 @@ export interface ResolvedTaskOptions {
   readonly pollIntervalMs: number;
 }
 
-/** Checks the task options and fills in the defaults. */
+/** Checks the task options and fills in the defaults; `shared` is the server's shared store. */
 export function resolveTaskOptions(
   options: TaskOptions | undefined,
   now: () => number,
+  shared?: SharedStore,
 ): ResolvedTaskOptions {
   const ttlMs = options?.ttlMs === undefined ? 3_600_000 : options.ttlMs;
   if (ttlMs !== null && (!Number.isInteger(ttlMs) || ttlMs < 1)) {
@@ -55,6 +58,7 @@ export function resolveTaskOptions(
   if (!Number.isInteger(pollIntervalMs) || pollIntervalMs < 1) {
     throw new RangeError("Cannot create server: tasks.pollIntervalMs must be a positive integer");
   }
-  const store = options?.store ?? new MemoryTaskStore({ now });
+  const store = options?.store ??
+    (shared === undefined ? new MemoryTaskStore({ now }) : new SharedTaskStore(shared, { now }));
   return { store, ttlMs, pollIntervalMs };
 }

@@ -7,8 +7,10 @@
  * handler awaits becomes one of the task's `inputRequests`, and the
  * `tasks/update` that answers it resolves that very promise. The handler
  * is never run twice, so its side effects happen once; the price is that a
- * task waiting for input lives in this process (a shared store lets
- * another instance read it, not resume it).
+ * task's handler lives in this process. On a shared store another instance
+ * reads the task from the store and sends its cancel and its answers here
+ * as messages (`TaskStore.send`/`listen`); answers sent that way are
+ * checked here, so a malformed one is logged, not refused with -32602.
  *
  * @module
  */
@@ -25,6 +27,7 @@ import { endOf, failure, invalid, taskFields, wireTask } from "./wire.ts";
 import {
   isTerminal,
   newTaskId,
+  type TaskMessage,
   type TaskPatch,
   type TaskRecord,
   type TaskStore,
@@ -74,10 +77,35 @@ interface Run {
 export class TaskRunner {
   readonly #options: TaskRunnerOptions;
   readonly #running = new Map<string, Run>();
+  /** The end of listening to the store's messages (a shared store only). */
+  readonly #unlisten: Promise<(() => void) | undefined>;
   #closed = false;
 
   constructor(options: TaskRunnerOptions) {
     this.#options = options;
+    const { store, log } = options;
+    this.#unlisten = store.listen === undefined
+      ? Promise.resolve(undefined)
+      : store.listen((message) => this.#hear(message)).catch((error: unknown) => {
+        log(`warden: cannot hear task messages from the shared store: ${String(error)}`);
+        return undefined;
+      });
+  }
+
+  /** A message from another instance about a task that may run here. */
+  #hear(message: TaskMessage): void {
+    const run = this.#running.get(message.taskId);
+    if (run === undefined || run.settled) return;
+    if (message.kind === "cancel") {
+      this.#settle(run, { status: "cancelled", statusMessage: message.reason });
+      return;
+    }
+    try {
+      this.#answer(run, message.responses);
+    } catch (error) {
+      // Nobody waits for this answer here: the instance that took it has replied already.
+      this.#options.log(`warden: task ${run.taskId}: answers refused: ${String(error)}`);
+    }
   }
 
   /** How many tasks run in this process. */
@@ -215,9 +243,20 @@ export class TaskRunner {
    * outstanding are ignored; a malformed answer refuses the whole update
    * (-32602) and leaves every ask waiting.
    */
-  update(task: TaskRecord, responses: Readonly<Record<string, unknown>>): void {
+  async update(task: TaskRecord, responses: Readonly<Record<string, unknown>>): Promise<void> {
     const run = this.#running.get(task.taskId);
-    if (run === undefined || run.settled) return;
+    if (run === undefined) {
+      // Run by another instance on the shared store: the answers travel to it and are checked there.
+      if (!isTerminal(task.status)) {
+        await this.#options.store.send?.({ taskId: task.taskId, kind: "input", responses });
+      }
+      return;
+    }
+    this.#answer(run, responses);
+  }
+
+  #answer(run: Run, responses: Readonly<Record<string, unknown>>): void {
+    if (run.settled) return;
     const given: [Waiting, unknown][] = [];
     for (const [key, answer] of Object.entries(responses)) {
       const waiting = run.waiting.get(key);
@@ -251,6 +290,8 @@ export class TaskRunner {
         lastUpdatedAt: this.#options.now(),
       });
       if (next !== undefined) this.#options.changed(next);
+      // Its handler may run on another instance on the shared store: that one aborts it.
+      await this.#options.store.send?.({ taskId: task.taskId, kind: "cancel", reason });
     }
   }
 
@@ -267,6 +308,7 @@ export class TaskRunner {
       this.#settle(run, { status: "cancelled", statusMessage: "The server shut down" });
     }
     await Promise.allSettled(runs.map((run) => run.chain));
+    (await this.#unlisten)?.();
     this.#options.store.close();
   }
 

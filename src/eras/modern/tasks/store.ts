@@ -153,7 +153,32 @@ export interface TaskStore {
   expire(): Promise<number>;
   /** Releases what the store holds open (timers, connections). */
   close(): void;
+  /**
+   * Sends a message to the instance that runs the task (every instance
+   * sharing the store hears it). Only a store shared between instances has it.
+   */
+  send?(message: TaskMessage): Promise<void>;
+  /** Calls `listener` with every message sent through the store; resolves to the unsubscribe. */
+  listen?(listener: (message: TaskMessage) => void): Promise<() => void>;
 }
+
+/**
+ * What one instance asks of the instance that runs a task: cancel it, or
+ * give its waiting asks these answers.
+ *
+ * @example
+ * ```ts
+ * import type { TaskMessage } from "@warden/mcp/tasks";
+ * const stop: TaskMessage = { taskId: "Qm9vayBvZiB0YXNrcw", kind: "cancel", reason: "Cancelled by the client" };
+ * ```
+ */
+export type TaskMessage =
+  | { readonly taskId: string; readonly kind: "cancel"; readonly reason: string }
+  | {
+    readonly taskId: string;
+    readonly kind: "input";
+    readonly responses: Readonly<Record<string, unknown>>;
+  };
 
 /**
  * Options of the in-memory store.
@@ -360,7 +385,7 @@ export class MemoryTaskStore implements TaskStore {
 }
 
 /** A task without the fields its status does not carry. */
-function strip(task: TaskRecord): TaskRecord {
+export function strip(task: TaskRecord): TaskRecord {
   const { result, error, inputRequests, ...rest } = task;
   const kept: TaskRecord = { ...rest };
   if (task.status === "completed" && result !== undefined) return { ...kept, result };
