@@ -59,11 +59,21 @@ async function start(args: string[]): Promise<Instance> {
   };
 }
 
+/** The per-request `_meta` of a client that also declares the tasks extension. */
+const TASKS_META = {
+  ...META,
+  "io.modelcontextprotocol/clientCapabilities": {
+    elicitation: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
+};
+
 async function post(
   url: string,
   method: string,
   params: Record<string, unknown>,
   signal?: AbortSignal,
+  meta: Record<string, unknown> = META,
 ): Promise<Response> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -71,11 +81,12 @@ async function post(
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": method,
   };
-  if (typeof params.name === "string") headers["mcp-name"] = params.name;
+  const name = params.name ?? params.taskId;
+  if (typeof name === "string") headers["mcp-name"] = name;
   const init: RequestInit = {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
   };
   if (signal !== undefined) init.signal = signal;
   return await fetch(url, init);
@@ -83,6 +94,12 @@ async function post(
 
 async function call(url: string, name: string, args: Record<string, unknown>, extra = {}) {
   const response = await post(url, "tools/call", { name, arguments: args, ...extra });
+  return await response.json();
+}
+
+/** A tasks/* request (or a task-capable tools/call) with the tasks extension declared. */
+async function taskRequest(url: string, method: string, params: Record<string, unknown>) {
+  const response = await post(url, method, params, undefined, TASKS_META);
   return await response.json();
 }
 
@@ -192,6 +209,26 @@ for (const backend of backends) {
             });
             assert.equal(second.result?.content?.[0]?.text, "confirmed", JSON.stringify(second));
           });
+
+          await t.step(
+            "a task created through one is polled and cancelled through the other",
+            async () => {
+              const created = await taskRequest(a.url, "tools/call", {
+                name: "long_job",
+                arguments: {},
+              });
+              assert.equal(created.result?.resultType, "task", JSON.stringify(created));
+              const taskId = created.result.taskId;
+              const polled = await taskRequest(b.url, "tasks/get", { taskId });
+              assert.equal(polled.result?.status, "working", JSON.stringify(polled));
+              const ack = await taskRequest(b.url, "tasks/cancel", { taskId });
+              assert.equal(ack.result?.resultType, "complete", JSON.stringify(ack));
+              for (const url of [b.url, a.url]) {
+                const seen = await taskRequest(url, "tasks/get", { taskId });
+                assert.equal(seen.result?.status, "cancelled", JSON.stringify(seen));
+              }
+            },
+          );
 
           await t.step("a list change on one reaches a listen stream on the other", async () => {
             const seen = await listChangeArrives(b.url, async () => {
