@@ -34,6 +34,9 @@ import { type ChangeBus, joinChangeBus } from "../store/change_bus.ts";
 import { storedStateSecrets } from "../store/sealing_keys.ts";
 import { callTelemetry, telemetryEnabled } from "../telemetry/call_telemetry.ts";
 
+/** How long close() waits for aborted handlers to settle before flushing the guardrails. */
+const ABORT_WAIT_MS = 1000;
+
 /** The client notifications revision 2026-07-28 keeps (the rest were removed with sessions). */
 const MODERN_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/cancelled"]);
 
@@ -308,12 +311,21 @@ export function createServer<
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
       const reason = new Error("The server is shutting down");
+      const aborted = [embedded, ...[...live].map((entry) => entry.session)];
       embedded.inflight.abortAll(reason);
-      for (const { session, close } of live) {
+      const ending = [...live];
+      for (const { session, close } of ending) {
         session.inflight.abortAll(reason);
         close();
       }
-      await Promise.allSettled([...live].map((entry) => entry.done));
+      await Promise.allSettled(ending.map((entry) => entry.done));
+      // An HTTP session ends as soon as its requests are aborted, before their handlers settle:
+      // wait (briefly) for them, so every aborted call's audit entry reaches the sinks before
+      // the flush below. A handler that ignores its signal is not waited for past a second.
+      const deadline = Date.now() + ABORT_WAIT_MS;
+      while (aborted.some((session) => session.inflight.size > 0) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       bus?.close();
       for (const guardrail of guardrails) {
         try {
