@@ -312,6 +312,9 @@ export function createServer<
       }
       const reason = new Error("The server is shutting down");
       const aborted = [embedded, ...[...live].map((entry) => entry.session)];
+      // One deadline for every wait below, so a handler that ignores its signal costs a second
+      // at most, however many sessions wait for it.
+      const deadline = Date.now() + ABORT_WAIT_MS;
       embedded.inflight.abortAll(reason);
       const ending = [...live];
       for (const { session, close } of ending) {
@@ -320,9 +323,8 @@ export function createServer<
       }
       await Promise.allSettled(ending.map((entry) => entry.done));
       // An HTTP session ends as soon as its requests are aborted, before their handlers settle:
-      // wait (briefly) for them, so every aborted call's audit entry reaches the sinks before
-      // the flush below. A handler that ignores its signal is not waited for past a second.
-      const deadline = Date.now() + ABORT_WAIT_MS;
+      // wait for them too, so every aborted call's audit entry reaches the sinks before the
+      // flush below.
       while (aborted.some((session) => session.inflight.size > 0) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
