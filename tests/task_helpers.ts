@@ -3,8 +3,8 @@
  * tools whose progress the test controls.
  */
 
-import { defineTool, type Server } from "../mod.ts";
-import { errorOf, isRecord, request, resultOf } from "./helpers.ts";
+import { createServer, defineTool, type Server, type ServerOptions } from "../mod.ts";
+import { captureLog, errorOf, isRecord, request, resultOf } from "./helpers.ts";
 
 export const TASKS_ID = "io.modelcontextprotocol/tasks";
 /** Capabilities declaring the tasks extension (and elicitation). */
@@ -122,3 +122,15 @@ export function gatedTool(name = "gated", task: "optional" | "required" = "optio
 export function has(value: unknown, key: string): value is Record<string, unknown> {
   return isRecord(value) && key in value;
 }
+
+/** A server for the tasks tests, its diagnostics captured rather than printed. */
+export function server(extra: Partial<ServerOptions> = {}): Server {
+  return createServer({ name: "tasks", version: "1.0.0", log: captureLog().log, ...extra });
+}
+
+/** The confirmation form the input-round tests ask for. */
+export const CONFIRM = {
+  type: "object",
+  properties: { confirm: { type: "boolean" } },
+  required: ["confirm"],
+} as const;

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type ServerOptions } from "../mod.ts";
+import { defineTool, type ServerOptions } from "../mod.ts";
 import {
   type AuditEntry,
   auditLog,
@@ -13,19 +13,19 @@ import {
   redaction,
 } from "../guardrails.ts";
 import { MemoryTaskStore } from "../tasks.ts";
-import { captureLog, errorOf, isRecord, resultOf } from "./helpers.ts";
+import { errorOf, isRecord, resultOf } from "./helpers.ts";
 import { connectPeer } from "./peer.ts";
-import { codeOf, gatedTool, getTask, modern, send, startTask, waitFor } from "./task_helpers.ts";
-
-function server(extra: Partial<ServerOptions> = {}) {
-  return createServer({ name: "tasks", version: "1.0.0", log: captureLog().log, ...extra });
-}
-
-const CONFIRM = {
-  type: "object",
-  properties: { confirm: { type: "boolean" } },
-  required: ["confirm"],
-} as const;
+import {
+  codeOf,
+  CONFIRM,
+  gatedTool,
+  getTask,
+  modern,
+  send,
+  server,
+  startTask,
+  waitFor,
+} from "./task_helpers.ts";
 
 Deno.test("another principal's task looks exactly like an unknown one", async () => {
   const gated = gatedTool();

@@ -4,20 +4,19 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type ServerOptions } from "../mod.ts";
+import { defineTool, type ServerOptions } from "../mod.ts";
 import { MemoryTaskStore, type TaskStore } from "../tasks.ts";
-import { captureLog, errorOf, isRecord, resultOf } from "./helpers.ts";
-import { codeOf, gatedTool, getTask, send, startTask, waitFor } from "./task_helpers.ts";
-
-function server(extra: Partial<ServerOptions> = {}) {
-  return createServer({ name: "tasks", version: "1.0.0", log: captureLog().log, ...extra });
-}
-
-const CONFIRM = {
-  type: "object",
-  properties: { confirm: { type: "boolean" } },
-  required: ["confirm"],
-} as const;
+import { errorOf, isRecord, resultOf } from "./helpers.ts";
+import {
+  codeOf,
+  CONFIRM,
+  gatedTool,
+  getTask,
+  send,
+  server,
+  startTask,
+  waitFor,
+} from "./task_helpers.ts";
 
 Deno.test("expiry: a task is gone once its TTL has passed (injected clock)", async () => {
   let now = 1_000_000;

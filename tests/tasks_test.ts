@@ -5,19 +5,19 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, RpcError, type ServerOptions } from "../mod.ts";
-import { captureLog, errorOf, isRecord, resultOf } from "./helpers.ts";
-import { codeOf, gatedTool, getTask, send, startTask, TASKS_ID, waitFor } from "./task_helpers.ts";
-
-function server(extra: Partial<ServerOptions> = {}) {
-  return createServer({ name: "tasks", version: "1.0.0", log: captureLog().log, ...extra });
-}
-
-const CONFIRM = {
-  type: "object",
-  properties: { confirm: { type: "boolean" } },
-  required: ["confirm"],
-} as const;
+import { defineTool, RpcError, type ServerOptions } from "../mod.ts";
+import { errorOf, isRecord, resultOf } from "./helpers.ts";
+import {
+  codeOf,
+  CONFIRM,
+  gatedTool,
+  getTask,
+  send,
+  server,
+  startTask,
+  TASKS_ID,
+  waitFor,
+} from "./task_helpers.ts";
 
 Deno.test("a tool declares task support, checked at registration", () => {
   const s = server();
