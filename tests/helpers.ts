@@ -58,6 +58,23 @@ export function echoFixtures(): Required<Pick<ServerOptions, "tools" | "resource
   };
 }
 
+/** A `chatty` tool: logs at debug, warning and error, and reports progress 1 and 2 of 2. */
+export function chattyTool() {
+  return defineTool({
+    name: "chatty",
+    description: "Logs at debug, warning and error, and reports progress",
+    inputSchema: { type: "object", properties: {} },
+    handler: (_args, ctx) => {
+      ctx.log("debug", "debug line");
+      ctx.log("warning", "warning line");
+      ctx.log("error", "error line");
+      ctx.progress(1, 2, "half");
+      ctx.progress(2, 2, "done");
+      return "chatted";
+    },
+  });
+}
+
 /** A server with one of each kind, diagnostics captured into `lines`. */
 export function fixtureServer(
   extra: Partial<ServerOptions> = {},

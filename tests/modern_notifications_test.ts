@@ -6,26 +6,21 @@
 
 import assert from "node:assert/strict";
 import { defineTool } from "../mod.ts";
-import { modernMeta, modernRequest, notification, request, resultOf } from "./helpers.ts";
+import {
+  chattyTool,
+  modernMeta,
+  modernRequest,
+  notification,
+  request,
+  resultOf,
+} from "./helpers.ts";
 import { connectPeer, EMPTY, type Message, type Peer, testServer, textOf } from "./peer.ts";
 
 /** A server whose tool logs at debug, warning and error, and reports progress. */
 function eraServer() {
   return testServer({
     tools: [
-      defineTool({
-        name: "chatty",
-        description: "Logs at debug, warning and error, and reports progress",
-        inputSchema: EMPTY,
-        handler: (_args, ctx) => {
-          ctx.log("debug", "debug line");
-          ctx.log("warning", "warning line");
-          ctx.log("error", "error line");
-          ctx.progress(1, 2, "half");
-          ctx.progress(2, 2, "done");
-          return "chatted";
-        },
-      }),
+      chattyTool(),
     ],
   });
 }

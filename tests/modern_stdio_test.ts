@@ -12,6 +12,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../protocol.ts";
 import {
+  chattyTool,
   errorOf,
   isRecord,
   MODERN,
@@ -49,19 +50,7 @@ function eraServer() {
           return answer.action === "accept" ? `Hello, ${answer.content.name}` : "declined";
         },
       }),
-      defineTool({
-        name: "chatty",
-        description: "Logs at debug, warning and error, and reports progress",
-        inputSchema: EMPTY,
-        handler: (_args, ctx) => {
-          ctx.log("debug", "debug line");
-          ctx.log("warning", "warning line");
-          ctx.log("error", "error line");
-          ctx.progress(1, 2, "half");
-          ctx.progress(2, 2, "done");
-          return "chatted";
-        },
-      }),
+      chattyTool(),
     ],
     resources: [{ uri: "test://hello", name: "hello", read: () => "hello" }],
     resourceTemplates: [{
