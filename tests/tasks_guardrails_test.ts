@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { defineTool, type ServerOptions } from "../mod.ts";
+import { defineTool } from "../mod.ts";
 import {
   type AuditEntry,
   auditLog,

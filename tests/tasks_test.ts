@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { defineTool, RpcError, type ServerOptions } from "../mod.ts";
+import { defineTool, RpcError } from "../mod.ts";
 import { errorOf, isRecord, resultOf } from "./helpers.ts";
 import {
   codeOf,
