@@ -8,38 +8,48 @@
  * @module
  */
 
-import { classOf, DIGIT, isSpace, KEY, STOP } from "./chars.ts";
+import { CLASS, classOf, DIGIT, isSpace, KEY, STOP } from "./chars.ts";
 import type { KeyStrength } from "./key_names.ts";
 import type { ScanPlan } from "./scanner.ts";
 import { valueIsSecret } from "./value_shape.ts";
 
-/** A `:` or `=` at `at`: a value after a secret key name is masked. Returns how far it read. */
-export function keyContext(plan: ScanPlan, text: string, at: number, spans: number[]): number {
-  const code = text.charCodeAt(at);
-  const after = text.charCodeAt(at + 1);
+/**
+ * A `:` or `=` at `at`: a value after a secret key name is masked. Returns
+ * how far it read. The key is read in `units` (the text's code-unit bytes):
+ * every character it looks for is ASCII.
+ */
+export function keyContext(
+  plan: ScanPlan,
+  text: string,
+  units: Uint8Array,
+  at: number,
+  spans: number[],
+): number {
+  const code = units[at] ?? -1;
+  const after = units[at + 1] ?? -1;
   let j = at - 1;
   let next = at + 1;
   if (code === 58) {
-    if (after === 58 || after === 61 || text.charCodeAt(j) === 58) return at;
+    if (after === 58 || after === 61 || units[j] === 58) return at;
   } else {
-    const before = text.charCodeAt(j);
+    const before = units[j] ?? -1;
     if (after === 61 || before === 61 || before === 33 || before === 60 || before === 62) return at;
     if (after === 62) next++;
     if (before === 58 || before === 63 || before === 43) j--;
   }
-  for (let spaces = 0; j >= 0 && spaces < 16 && isSpace(text.charCodeAt(j)); spaces++) j--;
-  const quote = text.charCodeAt(j);
+  for (let spaces = 0; j >= 0 && spaces < 16 && (units[j] === 32 || units[j] === 9); spaces++) j--;
+  const quote = units[j] ?? -1;
   if (quote === 34 || quote === 39 || quote === 96) {
     j--;
-    if (text.charCodeAt(j) === 92) j--;
+    if (units[j] === 92) j--;
   }
   const keyEnd = j + 1;
   // Read the name backwards, hashing it (FNV-1a) and counting its digits.
   let hash = 0x811c9dc5;
   let digits = 0;
   for (; j >= 0 && keyEnd - j <= 65; j--) {
-    const char = text.charCodeAt(j);
-    const kind = classOf(char);
+    const char = units[j] ?? 0;
+    const kind = CLASS[char] ?? 0;
     if ((kind & KEY) === 0) break;
     if ((kind & DIGIT) !== 0) digits++;
     hash = Math.imul(hash ^ char, 0x01000193);
@@ -47,7 +57,7 @@ export function keyContext(plan: ScanPlan, text: string, at: number, spans: numb
   const keyStart = j + 1;
   // Base64 before its padding is no key name: a name has few digits.
   if (keyStart === keyEnd || keyEnd - keyStart > 64 || digits >= 4) return at;
-  const strength = strengthAt(plan, text, keyStart, keyEnd, hash >>> 0);
+  const strength = strengthAt(plan, text, units, keyStart, keyEnd, hash >>> 0);
   if (strength === "none") return at;
   return valueAt(text, next, strength, false, spans);
 }
@@ -55,6 +65,7 @@ export function keyContext(plan: ScanPlan, text: string, at: number, spans: numb
 function strengthAt(
   plan: ScanPlan,
   text: string,
+  units: Uint8Array,
   start: number,
   end: number,
   hash: number,
@@ -64,7 +75,7 @@ function strengthAt(
   if (known !== undefined && known.key.length === end - start) {
     let same = true;
     for (let index = 0; index < known.key.length && same; index++) {
-      same = known.key.charCodeAt(index) === text.charCodeAt(start + index);
+      same = known.key.charCodeAt(index) === units[start + index];
     }
     if (same) return known.strength;
   }

@@ -235,19 +235,27 @@ export function planFor(
   }
   // Longer prefixes first, so `sk-ant-` is tried before `sk-`.
   for (const bucket of buckets) bucket?.sort((a, b) => b.prefix.length - a.prefix.length);
-  const starts = new Uint8Array(buckets.length);
-  const triples = new Set<number>();
+  const starts = new Uint16Array(buckets.length);
+  const longOnly = buckets.flatMap((bucket, index) =>
+    bucket !== undefined && bucket.every((rule) => rule.prefix.length >= 3) ? [index] : []
+  );
+  const thirds = new Uint32Array(longOnly.length * 4);
   buckets.forEach((bucket, index) => {
-    if (bucket === undefined) return;
-    const short = bucket.some((rule) => rule.prefix.length < 3);
-    starts[index] = short ? 1 : 2;
-    for (const rule of bucket) triples.add((index << 7) | (rule.prefix.charCodeAt(2) & 127));
+    if (bucket !== undefined) starts[index] = 1;
+  });
+  longOnly.forEach((index, slot) => {
+    starts[index] = slot + 2;
+    for (const rule of buckets[index] ?? []) {
+      const third = rule.prefix.charCodeAt(2) & 127;
+      thirds[slot * 4 + (third >> 5)] = (thirds[slot * 4 + (third >> 5)] ?? 0) |
+        (1 << (third & 31));
+    }
   });
   const keyvalue = on.has("keyvalue") && anyKeys;
   return {
     buckets,
     starts,
-    triples,
+    thirds,
     anchoredInRun: anchored.filter((rule) => !rule.anchor?.literal.startsWith(":")),
     anchoredAtColon: anchored.filter((rule) => rule.anchor?.literal.startsWith(":") === true),
     verdicts: new Map(),

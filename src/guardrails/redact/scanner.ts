@@ -17,12 +17,13 @@
  * @module
  */
 
-import { ASSIGN, CLASS, classOf, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
+import { ASSIGN, CLASS, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
 import { flagContext, keyContext } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
 import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
-import { isCode, isHexOrUuid, isPlaceholder, looksRandom } from "./value_shape.ts";
+import { unitBytes } from "./units.ts";
+import { isCode, isHexOrUuid, isPlaceholder, looksRandom, switchyPiece } from "./value_shape.ts";
 
 /** A compiled token format (see `providers.ts`). */
 export interface TokenRule {
@@ -54,10 +55,13 @@ export interface TokenRule {
 export interface ScanPlan {
   /** Token rules by their first two characters, `(c0 << 7) | c1`. */
   readonly buckets: readonly (readonly TokenRule[] | undefined)[];
-  /** Per bucket: 0 no rules, 1 a prefix of two characters, 2 only longer prefixes (see `triples`). */
-  readonly starts: Uint8Array;
-  /** The first three characters of the prefixes of buckets marked 2, `(index << 7) | c2`. */
-  readonly triples: ReadonlySet<number>;
+  /**
+   * Per bucket: 0 no rules, 1 a prefix of two characters, and `2 + slot`
+   * when every prefix is longer (see `thirds`).
+   */
+  readonly starts: Uint16Array;
+  /** Per slot, a 128-bit set of the third characters of its bucket's prefixes. */
+  readonly thirds: Uint32Array;
   /** Token rules found by an inner literal within a run (`Q~`, `-us`). */
   readonly anchoredInRun: readonly TokenRule[];
   /** Token rules found by an inner literal at a colon (`:AA`). */
@@ -89,13 +93,15 @@ export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
   const keyed = plan.strengthOf !== undefined;
   const starts = plan.starts;
   const anchored = plan.anchoredInRun.length > 0;
+  // The loop reads bytes; what it finds is looked at in the string.
+  const units = unitBytes(text);
   let keyUntil = -1;
   let i = 0;
   while (i < n) {
-    const kind = CLASS[text.charCodeAt(i)] ?? 0;
+    const kind = CLASS[units[i] ?? 0] ?? 0;
     if ((kind & RUN) === 0) {
       if ((kind & ASSIGN) !== 0) {
-        keyUntil = assignment(plan, text, i, keyed && i > keyUntil, keyUntil, spans);
+        keyUntil = assignment(plan, text, units, i, keyed && i > keyUntil, keyUntil, spans);
       }
       i++;
       continue;
@@ -104,23 +110,23 @@ export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
     const start = i;
     let kinds = kind;
     while (++i < n) {
-      const next = CLASS[text.charCodeAt(i)] ?? 0;
+      const next = CLASS[units[i] ?? 0] ?? 0;
       if ((next & RUN) === 0) break;
       kinds |= next;
     }
     const length = i - start;
     if (length < 2) continue;
-    const code = i < n ? text.charCodeAt(i) : 0;
+    const code = i < n ? units[i] ?? 0 : 0;
     if (
       keyed && (code === 32 || code === 9) && i > keyUntil && length > 3 &&
-      text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45
+      units[start] === 45 && units[start + 1] === 45
     ) {
       keyUntil = flagContext(plan, text, start + 2, i, spans);
     }
-    if (length >= MIN_RUN) examineRun(plan, text, start, i, kinds, start > keyUntil, spans);
+    if (length >= MIN_RUN) examineRun(plan, text, units, start, i, kinds, start > keyUntil, spans);
     // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
-    else if (starts[(text.charCodeAt(start) << 7) | (text.charCodeAt(start + 1) & 127)] !== 0) {
-      tryBucket(plan, text, start, spans);
+    else if (starts[((units[start] ?? 0) << 7) | ((units[start + 1] ?? 0) & 127)] !== 0) {
+      tryBucket(plan, text, units, start, spans);
     }
     if (length >= MIN_ANCHORED && anchored) {
       anchorsInRun(plan.anchoredInRun, text, start, i, kinds, spans);
@@ -138,6 +144,7 @@ export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
 function assignment(
   plan: ScanPlan,
   text: string,
+  units: Uint8Array,
   i: number,
   keyed: boolean,
   keyUntil: number,
@@ -150,22 +157,31 @@ function assignment(
       for (const rule of plan.anchoredAtColon) anchorAt(rule, text, i, -1, spans);
     }
   }
-  return keyed ? keyContext(plan, text, i, spans) : keyUntil;
+  return keyed ? keyContext(plan, text, units, i, spans) : keyUntil;
 }
 
 /** The shortest run an anchored format fits in. */
 const MIN_ANCHORED = 20;
 
 /** Tries the rules whose prefix starts with the two characters at `p`; the end of a match, or -1. */
-function tryBucket(plan: ScanPlan, text: string, p: number, spans: number[]): number {
-  const second = text.charCodeAt(p + 1);
+function tryBucket(
+  plan: ScanPlan,
+  text: string,
+  units: Uint8Array,
+  p: number,
+  spans: number[],
+): number {
+  const second = units[p + 1] ?? 128;
   if (second >= 128) return -1;
-  const index = (text.charCodeAt(p) << 7) | second;
-  // Most words start with two characters no prefix starts with: one byte says so; where
+  const index = ((units[p] ?? 0) << 7) | second;
+  // Most words start with two characters no prefix starts with: one entry says so; where
   // every prefix there is longer, the third character must fit one of them too.
-  const start = plan.starts[index];
+  const start = plan.starts[index] ?? 0;
   if (start === 0) return -1;
-  if (start === 2 && !plan.triples.has((index << 7) | (text.charCodeAt(p + 2) & 127))) return -1;
+  if (start >= 2) {
+    const third = (units[p + 2] ?? 0) & 127;
+    if (((plan.thirds[(start - 2) * 4 + (third >> 5)] ?? 0) & (1 << (third & 31))) === 0) return -1;
+  }
   const bucket = plan.buckets[index];
   if (bucket === undefined) return -1;
   for (const rule of bucket) {
@@ -179,6 +195,7 @@ function tryBucket(plan: ScanPlan, text: string, p: number, spans: number[]): nu
 function examineRun(
   plan: ScanPlan,
   text: string,
+  units: Uint8Array,
   start: number,
   end: number,
   kinds: number,
@@ -186,16 +203,16 @@ function examineRun(
   spans: number[],
 ): void {
   const starts = plan.starts;
-  let matchedEnd = tryBucket(plan, text, start, spans);
+  let matchedEnd = tryBucket(plan, text, units, start, spans);
   // Words start inside the run only after `-+/.~`.
   if ((kinds & SEP) !== 0) {
     for (let q = start; q < end - 1; q++) {
-      if ((classOf(text.charCodeAt(q)) & SEP) === 0) continue;
+      if (((CLASS[units[q] ?? 0] ?? 0) & SEP) === 0) continue;
       const p = q + 1;
-      const first = text.charCodeAt(p);
+      const first = units[p] ?? 0;
       if (p < matchedEnd || !isAlnum(first)) continue;
-      if (starts[(first << 7) | (text.charCodeAt(p + 1) & 127)] === 0) continue;
-      const found = tryBucket(plan, text, p, spans);
+      if (starts[(first << 7) | ((units[p + 1] ?? 0) & 127)] === 0) continue;
+      const found = tryBucket(plan, text, units, p, spans);
       if (found >= 0) matchedEnd = found;
     }
   }
@@ -203,11 +220,11 @@ function examineRun(
   // random key material mixes letters and digits, or cases.
   if (
     prose && matchedEnd < 0 && plan.proseWords !== undefined && end - start >= MIN_PROSE &&
-    !covered(spans, start) &&
     ((kinds & DIGIT) !== 0 && (kinds & (UPPER | LOWER)) !== 0 ||
-      (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0)
+      (kinds & UPPER) !== 0 && (kinds & LOWER) !== 0) &&
+    !covered(spans, start)
   ) {
-    proseContext(plan, text, start, end, spans);
+    proseContext(plan, text, units, start, end, spans);
   }
 }
 
@@ -222,12 +239,15 @@ function covered(spans: readonly number[], at: number): boolean {
 function proseContext(
   plan: ScanPlan,
   text: string,
+  units: Uint8Array,
   start: number,
   end: number,
   spans: number[],
 ): void {
   while (end > start && sep(text.charCodeAt(end - 1))) end--;
   if (end - start < MIN_PROSE) return;
+  // Most candidates are ids and names: the bytes rule them out before the words are searched.
+  if (end - start < 32 && !switchyPiece(units, start, end)) return;
   // Only the window is searched for a line break: searching the whole text back would be quadratic.
   let window = text.slice(Math.max(0, start - 48), start);
   const line = window.lastIndexOf("\n");

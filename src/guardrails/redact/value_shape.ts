@@ -118,15 +118,28 @@ export function isHexOrUuid(value: string): boolean {
  * `photo_001.jpg`) switch rarely and are not random.
  */
 export function looksRandom(value: string): boolean {
-  const length = value.length;
   // Key material has no spaces; prose does.
-  if (length < 8 || /\s/u.test(value)) return false;
+  if (value.length < 8 || /\s/u.test(value)) return false;
   if (HEX_OR_UUID.test(value)) return true;
+  return switchyPiece(value, 0, value.length) && entropy(value) >= 3;
+}
+
+/**
+ * Whether `codes[start, end)` (a string, or the scanner's code-unit bytes)
+ * has a piece that switches as often as key material does. Below 32
+ * characters, `looksRandom` needs one: the scanner asks this first, on the
+ * bytes, before slicing anything.
+ */
+export function switchyPiece(codes: string | Uint8Array, start: number, end: number): boolean {
   let piece = 0;
   let switches = 0;
   let last = 0;
-  for (let index = 0; index <= length; index++) {
-    const code = index < length ? value.charCodeAt(index) : 46;
+  for (let index = start; index <= end; index++) {
+    const code = index === end
+      ? 46
+      : typeof codes === "string"
+      ? codes.charCodeAt(index)
+      : codes[index] ?? 0;
     const kind = code >= 97 && code <= 122
       ? 1
       : code >= 65 && code <= 90
@@ -135,8 +148,8 @@ export function looksRandom(value: string): boolean {
       ? 3
       : 0;
     if (kind === 0) {
-      if (code === 61 && index > 0) continue; // base64 padding and `=` inside tokens
-      if (piece >= 8 && switches >= Math.max(3, piece / 8)) return entropy(value) >= 3;
+      if (code === 61 && index > start) continue; // base64 padding and `=` inside tokens
+      if (piece >= 8 && switches >= Math.max(3, piece / 8)) return true;
       piece = 0;
       switches = 0;
       last = 0;
