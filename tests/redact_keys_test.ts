@@ -132,3 +132,26 @@ Deno.test("compileRedactor({ defaultKeys: false }) turns key detection off but k
     `GITHUB_TOKEN=gh-Zq9xL2m4 pin=${M}`,
   );
 });
+
+Deno.test("key verdicts stay right however many names share the scanner's cache", () => {
+  // Far more names than the cache has slots, secret and harmless interleaved, seen
+  // twice in different orders: a slot that held another name must never answer for it.
+  const redactor = compileRedactor();
+  const value = "Zq9xL2m4Wv7Rt1Kp";
+  // Names of one length, so that only the comparison of the names themselves tells them apart.
+  // (In letters: a name with four digits reads as base64, not as a key.)
+  const names = Array.from({ length: 3000 }, (_, index) => {
+    const id = index.toString(26).padStart(4, "0").replace(
+      /[0-9]/g,
+      (digit) => "qrstuvwxyz"[Number(digit)] ?? "",
+    );
+    return index % 3 === 0 ? `svc${id}_password` : `svc${id}_hostname`;
+  });
+  for (const order of [names, [...names].reverse()]) {
+    const text = order.map((name) => `${name}=${value}`).join("\n");
+    const expected = order.map((name) => `${name}=${name.endsWith("_password") ? M : value}`).join(
+      "\n",
+    );
+    assert.equal(redactText(redactor, text), expected);
+  }
+});

@@ -62,6 +62,26 @@ export function keyContext(
   return valueAt(text, next, strength, false, spans);
 }
 
+/** A direct-mapped cache of key verdicts (see `ScanPlan.verdicts`). */
+export interface KeyVerdicts {
+  /** The name in each slot ("" for none). */
+  readonly keys: string[];
+  /** Its strength, as an index into `STRENGTHS`. */
+  readonly strengths: Uint8Array;
+}
+
+/** How many key verdicts a plan keeps (a power of two). */
+const VERDICT_SLOTS = 1024;
+const STRENGTHS: readonly KeyStrength[] = ["none", "weak", "strong"];
+
+/** An empty verdict cache, one per scan plan. */
+export function keyVerdicts(): KeyVerdicts {
+  return {
+    keys: new Array<string>(VERDICT_SLOTS).fill(""),
+    strengths: new Uint8Array(VERDICT_SLOTS),
+  };
+}
+
 function strengthAt(
   plan: ScanPlan,
   text: string,
@@ -70,19 +90,20 @@ function strengthAt(
   end: number,
   hash: number,
 ): KeyStrength {
-  const cache = plan.verdicts;
-  const known = cache.get(hash);
-  if (known !== undefined && known.key.length === end - start) {
+  const { keys, strengths } = plan.verdicts;
+  const slot = hash & (VERDICT_SLOTS - 1);
+  const known = keys[slot] ?? "";
+  if (known.length === end - start) {
     let same = true;
-    for (let index = 0; index < known.key.length && same; index++) {
-      same = known.key.charCodeAt(index) === units[start + index];
+    for (let index = 0; index < known.length && same; index++) {
+      same = known.charCodeAt(index) === units[start + index];
     }
-    if (same) return known.strength;
+    if (same) return STRENGTHS[strengths[slot] ?? 0] ?? "none";
   }
   const key = text.slice(start, end);
   const strength = plan.strengthOf?.(key) ?? "none";
-  if (cache.size >= 4096) cache.clear();
-  cache.set(hash, { key, strength });
+  keys[slot] = key;
+  strengths[slot] = STRENGTHS.indexOf(strength);
   return strength;
 }
 

@@ -9,6 +9,7 @@ import { classOf } from "./chars.ts";
 import { escapeLiteral, formatSource, parseFormat } from "./formats.ts";
 import { PROVIDER_FORMATS, type ProviderFormat } from "./providers.ts";
 import type { ScanPlan, TokenRule } from "./scanner.ts";
+import { keyVerdicts } from "./key_context.ts";
 import { classifyKey, type KeyStrength, normaliseKey } from "./key_names.ts";
 
 /**
@@ -258,7 +259,7 @@ export function planFor(
     thirds,
     anchoredInRun: anchored.filter((rule) => !rule.anchor?.literal.startsWith(":")),
     anchoredAtColon: anchored.filter((rule) => rule.anchor?.literal.startsWith(":") === true),
-    verdicts: new Map(),
+    verdicts: keyVerdicts(),
     strengthOf: keyvalue ? strengthOf : undefined,
     proseWords: keyvalue ? PROSE_WORDS : undefined,
     proseMaybe: keyvalue ? PROSE_MAYBE : undefined,

@@ -18,7 +18,7 @@
  */
 
 import { ASSIGN, CLASS, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
-import { flagContext, keyContext } from "./key_context.ts";
+import { flagContext, keyContext, type KeyVerdicts } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
 import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
@@ -67,10 +67,11 @@ export interface ScanPlan {
   /** Token rules found by an inner literal at a colon (`:AA`). */
   readonly anchoredAtColon: readonly TokenRule[];
   /**
-   * Verdicts on key names by their FNV-1a hash, checked against the name
-   * itself on a hit (names repeat; slicing and classifying each costs).
+   * Verdicts on key names, in slots picked by the name's FNV-1a hash and
+   * checked against the name itself on a hit (names repeat; slicing and
+   * classifying each costs). A later name takes over its slot.
    */
-  readonly verdicts: Map<number, { readonly key: string; readonly strength: KeyStrength }>;
+  readonly verdicts: KeyVerdicts;
   /** The strength of a key name, or `undefined` when key context is off. */
   readonly strengthOf: ((key: string) => KeyStrength) | undefined;
   /** Words that, shortly before a random-looking token in prose, mark it as a secret. */
