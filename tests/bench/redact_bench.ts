@@ -5,8 +5,11 @@
  * reads the same text).
  *
  * Under `deno bench` (and so `deno task bench`) it registers one benchmark
- * per input shape. Run directly it measures rounds and prints MiB/s, the
- * median and the spread:
+ * per input shape. Run directly it measures interleaved rounds (a bare
+ * character loop over the same text, then each input shape, in an order
+ * that rotates every round) and prints, per shape, the median MiB/s by the
+ * process's CPU time with its range, and the median of the per-round ratios
+ * to the bare loop with theirs:
  *
  * `deno run tests/bench/redact_bench.ts [--rounds 15] [--mib 4]`
  *
@@ -70,21 +73,15 @@ export function mixedText(bytes: number, seed = 7): string {
 const MIB = 1024 * 1024;
 const redactor = compileRedactor();
 
-/**
- * MiB/s of one pass of `redactText` over `chunks`: by the wall clock, and by
- * the process's CPU time (what the pass costs when it has a core to itself;
- * on a shared machine the wall clock also counts other processes' turns).
- */
-function passRate(chunks: readonly string[], total: number): [wall: number, cpu: number] {
-  const started = performance.now();
+/** MiB/s of `pass` over `total` characters, by the process's CPU time (immune to other processes' turns). */
+function cpuRate(pass: () => void, total: number): number {
   const cpu = process.cpuUsage();
-  for (const chunk of chunks) redactText(redactor, chunk);
+  pass();
   const used = process.cpuUsage(cpu);
-  const mib = total / MIB;
-  return [mib / ((performance.now() - started) / 1000), mib / ((used.user + used.system) / 1e6)];
+  return total / MIB / ((used.user + used.system) / 1e6);
 }
 
-/** A loop that only reads every character: how fast this machine scans text at all. */
+/** A loop that only reads every character: how fast this runtime scans text at all. */
 function bareLoop(text: string): number {
   let colons = 0;
   for (let index = 0; index < text.length; index++) {
@@ -93,10 +90,28 @@ function bareLoop(text: string): number {
   return colons;
 }
 
-function chunked(text: string, size: number): string[] {
+/**
+ * `text` cut into pieces of `size` characters, each a string of its own as a
+ * tool's result is. (`slice()` alone returns views into `text`, which every
+ * reader pays for: see the "slices" row.)
+ */
+function pieces(text: string, size: number, own: boolean): string[] {
   const chunks: string[] = [];
-  for (let at = 0; at < text.length; at += size) chunks.push(text.slice(at, at + size));
+  for (let at = 0; at < text.length; at += size) {
+    const chunk = text.slice(at, at + size);
+    chunks.push(own ? JSON.parse(JSON.stringify(chunk)) : chunk);
+  }
   return chunks;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function range(values: readonly number[], digits: number): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${(sorted[0] ?? 0).toFixed(digits)}–${(sorted.at(-1) ?? 0).toFixed(digits)}`;
 }
 
 if (import.meta.main) {
@@ -108,45 +123,52 @@ if (import.meta.main) {
   const text = mixedText(Number(values.mib) * MIB);
   const shapes: [string, string[]][] = [
     [`one ${values.mib} MiB text`, [text]],
-    ["64 KiB texts", chunked(text, 64 * 1024)],
-    ["4 KiB texts (a typical tool result)", chunked(text, 4 * 1024)],
+    ["64 KiB texts", pieces(text, 64 * 1024, true)],
+    ["4 KiB texts (a typical tool result)", pieces(text, 4 * 1024, true)],
+    ["4 KiB slices of one text", pieces(text, 4 * 1024, false)],
   ];
-  console.log(
-    `redactText() on mixed text (${text.length} characters), ${rounds} rounds after 3 warm-up`,
-  );
-  console.log(
-    "| input | median MiB/s (wall) | min–max (wall) | median MiB/s (CPU) | min–max (CPU) |",
-  );
-  console.log("| --- | ---: | ---: | ---: | ---: |");
-  const row = (name: string, samples: [number, number][]): void => {
-    const wall = samples.map(([rate]) => rate).sort((a, b) => a - b);
-    const cpu = samples.map(([, rate]) => rate).sort((a, b) => a - b);
-    const mid = (list: number[]): string => (list[Math.floor(list.length / 2)] ?? 0).toFixed(1);
-    const span = (list: number[]): string =>
-      `${(list[0] ?? 0).toFixed(1)}–${(list.at(-1) ?? 0).toFixed(1)}`;
-    console.log(`| ${name} | ${mid(wall)} | ${span(wall)} | ${mid(cpu)} | ${span(cpu)} |`);
-  };
-  const bare = (): [number, number] => {
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    bareLoop(text);
-    const used = process.cpuUsage(cpu);
-    const mib = text.length / MIB;
-    return [mib / ((performance.now() - started) / 1000), mib / ((used.user + used.system) / 1e6)];
-  };
-  for (let warm = 0; warm < 3; warm++) bare();
-  row("(a bare loop over the text, for scale)", Array.from({ length: rounds }, bare));
-  for (const [name, chunks] of shapes) {
-    for (let warm = 0; warm < 3; warm++) passRate(chunks, text.length);
-    row(name, Array.from({ length: rounds }, () => passRate(chunks, text.length)));
+  const passes = shapes.map(([, chunks]) => () => {
+    for (const chunk of chunks) redactText(redactor, chunk);
+  });
+  const bare = (): void => void bareLoop(text);
+  for (let warm = 0; warm < 3; warm++) {
+    [bare, ...passes].forEach((pass) => cpuRate(pass, text.length));
   }
+  const bareRates: number[] = [];
+  const rates = shapes.map((): number[] => []);
+  for (let round = 0; round < rounds; round++) {
+    bareRates.push(cpuRate(bare, text.length));
+    for (let turn = 0; turn < passes.length; turn++) {
+      const index = (round + turn) % passes.length;
+      rates[index]?.push(cpuRate(passes[index] ?? bare, text.length));
+    }
+  }
+  console.log(
+    `redactText() on mixed text (${text.length} characters), ${rounds} interleaved rounds after 3 warm-up`,
+  );
+  console.log("| input | median MiB/s (CPU) | range | × bare loop (median) | range |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  console.log(
+    `| a bare loop over the text | ${median(bareRates).toFixed(1)} | ${
+      range(bareRates, 0)
+    } | 1 | |`,
+  );
+  shapes.forEach(([name], index) => {
+    const own = rates[index] ?? [];
+    const ratios = own.map((rate, round) => rate / (bareRates[round] ?? rate));
+    console.log(
+      `| ${name} | ${median(own).toFixed(1)} | ${range(own, 0)} | ${median(ratios).toFixed(2)} | ${
+        range(ratios, 2)
+      } |`,
+    );
+  });
 } else {
   const text = mixedText(MIB);
   const group = "redaction: redactText() over 1 MiB of mixed text";
   Deno.bench({ name: "one 1 MiB text", group, baseline: true }, () => {
     redactText(redactor, text);
   });
-  const small = chunked(text, 4 * 1024);
+  const small = pieces(text, 4 * 1024, true);
   Deno.bench({ name: "256 texts of 4 KiB", group }, () => {
     for (const chunk of small) redactText(redactor, chunk);
   });
