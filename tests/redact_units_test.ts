@@ -45,6 +45,15 @@ Deno.test("unitBytes() ends where the text ends, after a longer text filled the 
   assert.deepEqual([view[0], view[1], view[2], view[3], view.at(-1)], [0x80, 0x80, 0x80, 97, 97]);
 });
 
+Deno.test("a scan leaves no copy of the text in the reused buffer", () => {
+  const redactor = compileRedactor();
+  redactText(redactor, "api_token=Zq9xL2m4Wv7Rt1Kp and more");
+  // An empty text's view writes nothing and shows the whole shared buffer.
+  const whole = new Uint8Array(unitBytes("").buffer);
+  assert.ok(whole.length > 0);
+  assert.ok(!new TextDecoder().decode(whole).includes("Zq9x"), "no trace of the secret");
+});
+
 Deno.test("redaction masks the same secrets whatever non-ASCII text comes before and after", () => {
   const redactor = compileRedactor();
   const random = prng(9);

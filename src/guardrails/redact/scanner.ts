@@ -90,12 +90,21 @@ const MIN_PROSE = 12;
 
 /** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
 export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
+  // The loop reads bytes; what it finds is looked at in the string.
+  const units = unitBytes(text);
+  try {
+    scanUnits(plan, text, units, spans);
+  } finally {
+    // The buffer is reused: it keeps no copy of the text once the scan is done.
+    units.fill(0);
+  }
+}
+
+function scanUnits(plan: ScanPlan, text: string, units: Uint8Array, spans: number[]): void {
   const n = text.length;
   const keyed = plan.strengthOf !== undefined;
   const starts = plan.starts;
   const anchored = plan.anchoredInRun.length > 0;
-  // The loop reads bytes; what it finds is looked at in the string.
-  const units = unitBytes(text);
   let keyUntil = -1;
   let i = 0;
   while (i < n) {
