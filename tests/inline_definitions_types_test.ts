@@ -4,10 +4,13 @@
  * the return type `defineTool()` gives from their `outputSchema`. If the
  * inference regresses, `deno check` (and so `deno test`) fails on this file:
  * each `Assert<Equals<...>>` stops compiling, and each `@ts-expect-error`
- * becomes an unused directive.
+ * becomes an unused directive. The last test checks this file again under
+ * TypeScript's default options, which most consumers have.
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   createServer,
   definePrompt,
@@ -451,4 +454,24 @@ Deno.test("createServer() with inline tools and prompts runs them with the argum
     { path: "mod.ts" },
   ]);
   await server.close();
+});
+
+// Consumers rarely turn on exactOptionalPropertyTypes, and optional fields infer differently
+// without it (a `defineTool()` result in the array once lost its untyped return that way).
+Deno.test("the same types hold under TypeScript's default options (an empty deno.json)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "warden-default-options-" });
+  try {
+    const config = join(dir, "deno.json");
+    await Deno.writeTextFile(config, "{}\n");
+    const checked = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--config", config, "--no-lock", fileURLToPath(import.meta.url)],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(checked.code, 0, new TextDecoder().decode(checked.stderr));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -60,11 +60,14 @@ export type ToolList<
   // inference only (TypeScript infers to both branches), and entries are
   // checked, and errors reported, against the ToolDefinition list alone.
   // Its entries are tools too, so the list still reads as tools while O
-  // is generic (in createServer()'s own body).
+  // is generic (in createServer()'s own body). Their `outputSchema` is
+  // required: without exactOptionalPropertyTypes an optional one would drop
+  // the `undefined` from a defineTool() result's `ObjectSchema | undefined`,
+  // and hold that tool to an output schema it does not declare.
   | ([O] extends [readonly unknown[]] ? never
     : {
       readonly [K in keyof O]: Omit<ToolDefinition, "outputSchema"> & {
-        readonly outputSchema?: O[K] & ObjectSchema;
+        readonly outputSchema: O[K] & ObjectSchema;
       };
     })
   | {
