@@ -36,6 +36,7 @@ export type {
   ItemType,
   Server,
   ServerOptions,
+  ToolList,
 } from "./src/server/types.ts";
 export {
   defineTool,

@@ -80,7 +80,8 @@ interface LiveSession {
 export function createServer<
   const T extends readonly ObjectSchema[] = readonly [],
   const P extends readonly unknown[] = readonly [],
->(options: ServerOptions<T, P>): Server {
+  const O extends readonly unknown[] = readonly [],
+>(options: ServerOptions<T, P, O>): Server {
   const resolved = resolveOptions(options);
   // OpenTelemetry (OTEL_DENO=true): a span and metrics per guarded call; nothing at all when off.
   const telemetry = telemetryEnabled() ? [callTelemetry()] : [];
