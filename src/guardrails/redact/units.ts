@@ -11,27 +11,37 @@
  */
 
 const encoder = new TextEncoder();
-/** Reused between calls (the scan is synchronous); texts beyond this size get their own. */
+/** Reused between calls (the scan is synchronous); a text needing more gets its own. */
 const KEEP_BYTES = 1 << 20;
 let shared = new Uint8Array(16 * 1024);
 
 /**
  * `text`'s code units as bytes: ASCII units as themselves, any other as
- * 0x80. The result is valid until the next call (the buffer is reused).
+ * 0x80. The result is valid until the next call (the buffer is reused), and
+ * the buffer holds nothing of `text` beyond it.
  */
 export function unitBytes(text: string): Uint8Array {
   const length = text.length;
-  // UTF-8 takes at most 3 bytes per code unit (a surrogate pair takes 4 for 2).
-  const needed = length * 3;
-  let buffer = shared;
-  if (buffer.length < needed) {
-    buffer = new Uint8Array(needed);
-    if (needed <= KEEP_BYTES) shared = buffer;
+  // Most text is ASCII: one byte per unit. UTF-8 takes up to 3 per unit otherwise.
+  let buffer = bufferOf(length);
+  const first = encoder.encodeInto(text, buffer);
+  let written = first.written;
+  if (first.read < length) {
+    // The larger buffer may be another one: leave nothing of the text in this one.
+    buffer.fill(0, 0, first.written);
+    buffer = bufferOf(length * 3);
+    written = encoder.encodeInto(text, buffer).written;
   }
-  const { written } = encoder.encodeInto(text, buffer);
   if (written !== length) compactUtf8(buffer, written);
   // A view of exactly the text: reading past either end gives `undefined`, as `charCodeAt` gives NaN.
   return buffer.subarray(0, length);
+}
+
+function bufferOf(size: number): Uint8Array {
+  if (shared.length >= size) return shared;
+  const buffer = new Uint8Array(size);
+  if (size <= KEEP_BYTES) shared = buffer;
+  return buffer;
 }
 
 /**
@@ -51,4 +61,6 @@ function compactUtf8(buffer: Uint8Array, written: number): void {
       buffer[out++] = 0x80;
     } else if (byte >= 0xc0) buffer[out++] = 0x80;
   }
+  // What the encoder wrote past the compacted units is the text too.
+  buffer.fill(0, out, written);
 }
