@@ -72,106 +72,83 @@ async function ready(store: SharedStore): Promise<void> {
   throw new Error("the store never became ready");
 }
 
-for (const backend of backends) {
-  Deno.test({
-    name: `${backend.name} store: concurrent takes from two instances admit exactly the capacity`,
-    ignore: backend.ignore,
-    async fn() {
-      const [a, b, close] = await backend.open();
-      try {
-        await ready(a);
-        await ready(b);
-        // A slow refill (one token per 1000 s) so nothing refills during the test.
-        const take = [{ key: "bucket", capacity: 5, refillPerSecond: 0.001, cost: 1 }];
-        const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).take(take)),
-        );
-        assert.equal(results.filter((r) => r.allowed).length, 5);
-        const refusal = results.find((r) => !r.allowed);
-        assert.ok(refusal !== undefined && !refusal.allowed);
-        assert.deepEqual(refusal.refused, [0]);
-        assert.ok(refusal.retryAfterSeconds >= 1);
-      } finally {
-        await close();
-      }
-    },
-  });
-
-  Deno.test({
-    name: `${backend.name} store: a take over two buckets charges both or neither`,
-    ignore: backend.ignore,
-    async fn() {
-      const [a, b, close] = await backend.open();
-      try {
-        await ready(a);
-        await ready(b);
-        const small = { key: "small", capacity: 1, refillPerSecond: 0.001, cost: 1 };
-        const big = { key: "big", capacity: 3, refillPerSecond: 0.001, cost: 1 };
-        assert.deepEqual(await a.take([big, small]), { allowed: true });
-        const second = await b.take([big, small]);
-        assert.equal(second.allowed, false);
-        assert.ok(!second.allowed && second.refused.length === 1 && second.refused[0] === 1);
-        // `big` was not charged by the refused take: two tokens are left in it.
-        assert.equal((await a.take([big])).allowed, true);
-        assert.equal((await b.take([big])).allowed, true);
-        assert.equal((await a.take([big])).allowed, false);
-      } finally {
-        await close();
-      }
-    },
-  });
-
-  Deno.test({
-    name: `${backend.name} store: set-if-absent lets exactly one instance win`,
-    ignore: backend.ignore,
-    async fn() {
-      const [a, b, close] = await backend.open();
-      try {
-        await ready(a);
-        await ready(b);
-        const wins = await Promise.all([
-          a.set("key", "from-a", { ifAbsent: true }),
-          b.set("key", "from-b", { ifAbsent: true }),
-        ]);
-        assert.equal(wins.filter(Boolean).length, 1);
-        const value = await b.get("key");
-        assert.equal(value, wins[0] === true ? "from-a" : "from-b");
-        assert.equal(await a.get("missing"), undefined);
-        await a.set("short", "v", { ttlMs: 30 });
-        await new Promise((resolve) => setTimeout(resolve, 80));
-        if (backend.name !== "kv") assert.equal(await b.get("short"), undefined);
-      } finally {
-        await close();
-      }
-    },
-  });
-
-  Deno.test({
-    name: `${backend.name} store: a message published on one instance reaches the other`,
-    ignore: backend.ignore,
-    async fn() {
-      const [a, b, close] = await backend.open();
-      try {
-        await ready(a);
-        await ready(b);
-        const got: string[] = [];
-        const arrived = Promise.withResolvers<void>();
-        const stop = await b.subscribe("changes", (message) => {
-          got.push(message);
-          if (got.length === 2) arrived.resolve();
-        });
-        await a.publish("changes", "one");
-        await a.publish("changes", "two");
-        const timer = setTimeout(() => arrived.reject(new Error(`only got ${got}`)), 5000);
-        await arrived.promise.finally(() => clearTimeout(timer));
-        assert.deepEqual(got.sort(), ["one", "two"]);
-        stop();
-      } finally {
-        await close();
-      }
-    },
-  });
+/** One contract case per backend: two instances opened on the same data, ready, then closed. */
+function contract(
+  name: string,
+  body: (a: SharedStore, b: SharedStore, backend: Backend) => Promise<void>,
+): void {
+  for (const backend of backends) {
+    Deno.test({
+      name: `${backend.name} store: ${name}`,
+      ignore: backend.ignore,
+      async fn() {
+        const [a, b, close] = await backend.open();
+        try {
+          await ready(a);
+          await ready(b);
+          await body(a, b, backend);
+        } finally {
+          await close();
+        }
+      },
+    });
+  }
 }
+
+contract("concurrent takes from two instances admit exactly the capacity", async (a, b) => {
+  // A slow refill (one token per 1000 s) so nothing refills during the test.
+  const take = [{ key: "bucket", capacity: 5, refillPerSecond: 0.001, cost: 1 }];
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).take(take)),
+  );
+  assert.equal(results.filter((r) => r.allowed).length, 5);
+  const refusal = results.find((r) => !r.allowed);
+  assert.ok(refusal !== undefined && !refusal.allowed);
+  assert.deepEqual(refusal.refused, [0]);
+  assert.ok(refusal.retryAfterSeconds >= 1);
+});
+
+contract("a take over two buckets charges both or neither", async (a, b) => {
+  const small = { key: "small", capacity: 1, refillPerSecond: 0.001, cost: 1 };
+  const big = { key: "big", capacity: 3, refillPerSecond: 0.001, cost: 1 };
+  assert.deepEqual(await a.take([big, small]), { allowed: true });
+  const second = await b.take([big, small]);
+  assert.equal(second.allowed, false);
+  assert.ok(!second.allowed && second.refused.length === 1 && second.refused[0] === 1);
+  // `big` was not charged by the refused take: two tokens are left in it.
+  assert.equal((await a.take([big])).allowed, true);
+  assert.equal((await b.take([big])).allowed, true);
+  assert.equal((await a.take([big])).allowed, false);
+});
+
+contract("set-if-absent lets exactly one instance win", async (a, b, backend) => {
+  const wins = await Promise.all([
+    a.set("key", "from-a", { ifAbsent: true }),
+    b.set("key", "from-b", { ifAbsent: true }),
+  ]);
+  assert.equal(wins.filter(Boolean).length, 1);
+  const value = await b.get("key");
+  assert.equal(value, wins[0] === true ? "from-a" : "from-b");
+  assert.equal(await a.get("missing"), undefined);
+  await a.set("short", "v", { ttlMs: 30 });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  if (backend.name !== "kv") assert.equal(await b.get("short"), undefined);
+});
+
+contract("a message published on one instance reaches the other", async (a, b) => {
+  const got: string[] = [];
+  const arrived = Promise.withResolvers<void>();
+  const stop = await b.subscribe("changes", (message) => {
+    got.push(message);
+    if (got.length === 2) arrived.resolve();
+  });
+  await a.publish("changes", "one");
+  await a.publish("changes", "two");
+  const timer = setTimeout(() => arrived.reject(new Error(`only got ${got}`)), 5000);
+  await arrived.promise.finally(() => clearTimeout(timer));
+  assert.deepEqual(got.sort(), ["one", "two"]);
+  stop();
+});
 
 Deno.test("checkStoreUrl() accepts the issue's forms and names the place of a bad one", () => {
   for (const url of ["memory", "redis://127.0.0.1:6379/0", "rediss://h:1", "kv:./x.kv", "kv:"]) {
