@@ -17,6 +17,7 @@ import type { GuardrailsConfig } from "../guardrails/guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/guardrails.ts";
 import { loadGitleaksRules } from "../guardrails/redact/gitleaks.ts";
 import { dirname, resolve } from "node:path";
+import { readTextFile } from "../runtime/host.ts";
 
 function position(text: string, offset: number): string {
   let line = 1;
@@ -135,14 +136,7 @@ export async function parsePolicy(
  * ```
  */
 export async function loadPolicyFile(path: string): Promise<GuardrailsConfig> {
-  const { readFile } = await import("node:fs/promises");
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`Cannot read policy ${path}: ${reason}`);
-  }
+  const text = await readTextFile(path, "policy");
   return await parsePolicy(text, path, dirname(path));
 }
 

@@ -1,7 +1,7 @@
 /**
  * Which runtime hosts the server (Deno, Bun or Node), detected once, and the
  * few host services Warden needs from it: the program's arguments, its exit,
- * and its stdin and stdout as web streams. Deno's own APIs are used on Deno,
+ * its stdin and stdout as web streams, and reading a file it was pointed at. Deno's own APIs are used on Deno,
  * so Node compatibility is never loaded there; `node:` modules are imported
  * lazily, only on Node and Bun.
  *
@@ -44,6 +44,30 @@ export async function hostArgs(): Promise<string[]> {
   if (runtime === "deno") return [...Deno.args];
   const process = (await import("node:process")).default;
   return process.argv.slice(2);
+}
+
+/**
+ * Reads a UTF-8 text file, for configuration the user names by path.
+ *
+ * @param path The file.
+ * @param what What the file is, for the error ("policy", "gitleaks rules").
+ * @returns Its text.
+ * @throws {Error} "Cannot read policy FILE: reason" when it cannot be read.
+ *
+ * @example
+ * ```ts ignore
+ * import { readTextFile } from "./host.ts";
+ * const text = await readTextFile("policy.jsonc", "policy");
+ * ```
+ */
+export async function readTextFile(path: string, what: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot read ${what} ${path}: ${reason}`);
+  }
 }
 
 /**

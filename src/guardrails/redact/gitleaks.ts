@@ -14,6 +14,7 @@
  */
 
 import { loadToml } from "../../config/npm_packages.ts";
+import { readTextFile } from "../../runtime/host.ts";
 import { translateRe2 } from "./re2.ts";
 import type { RedactRule, RuleAllowlist } from "./rules.ts";
 import { compileRedactRule } from "./rules.ts";
@@ -224,13 +225,6 @@ export async function parseGitleaksRules(text: string, source: string): Promise<
  * ```
  */
 export async function loadGitleaksRules(path: string): Promise<RedactRule[]> {
-  const { readFile } = await import("node:fs/promises");
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`Cannot read gitleaks rules ${path}: ${reason}`);
-  }
+  const text = await readTextFile(path, "gitleaks rules");
   return await parseGitleaksRules(text, path);
 }
