@@ -8,7 +8,7 @@
  */
 
 import type { InflightRequest } from "../../dispatcher/inflight.ts";
-import type { JsonRpcId } from "../../jsonrpc/messages.ts";
+import { isRecord, type JsonRpcId } from "../../jsonrpc/messages.ts";
 import {
   type ClientAsk,
   elicitAsk,
@@ -98,6 +98,12 @@ export class InputLedger {
   }
 }
 
+/** A client's answer to an ask, parsed by the ask; an answer that is not an object is refused. */
+function parseAnswer<T>(ask: ClientAsk<T>, answer: unknown): T {
+  if (!isRecord(answer)) throw new TypeError("the answer must be an object");
+  return ask.parse(answer);
+}
+
 /** The context of one request in revision 2026-07-28. */
 export class ModernContext extends ContextBase implements RequestContext {
   readonly client: ClientDescription;
@@ -155,10 +161,7 @@ export class ModernContext extends ContextBase implements RequestContext {
       const answer = ledger.answers.get(key);
       ledger.used.set(key, answer);
       try {
-        if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
-          throw new TypeError("the answer must be an object");
-        }
-        return Promise.resolve(ask.parse(answer as Record<string, unknown>));
+        return Promise.resolve(parseAnswer(ask, answer));
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         ledger.malformed ??= { key, reason };
@@ -168,13 +171,7 @@ export class ModernContext extends ContextBase implements RequestContext {
     // Everything the client's model or user reads passes the redactor.
     const request = { method: ask.method, params: this.services.outgoing(ask.params) };
     if (ledger.suspend !== undefined && (options?.beforeTask !== true || ledger.detached)) {
-      const parse = (answer: unknown): T => {
-        if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
-          throw new TypeError("the answer must be an object");
-        }
-        return ask.parse(answer as Record<string, unknown>);
-      };
-      return ledger.suspend(key, request, parse) as Promise<T>;
+      return ledger.suspend(key, request, (answer) => parseAnswer(ask, answer)) as Promise<T>;
     }
     ledger.pending.set(key, request);
     const stop = Promise.reject(new InputRequiredError(key));
