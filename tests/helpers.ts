@@ -58,6 +58,16 @@ export function echoFixtures(): Required<Pick<ServerOptions, "tools" | "resource
   };
 }
 
+/** An `echo` tool whose `text` is optional: the text back, or "" without one. */
+export function echoTool() {
+  return defineTool({
+    name: "echo",
+    description: "Echoes",
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    handler: ({ text }) => text ?? "",
+  });
+}
+
 /** A `chatty` tool: logs at debug, warning and error, and reports progress 1 and 2 of 2. */
 export function chattyTool() {
   return defineTool({

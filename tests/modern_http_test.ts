@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, defineTool, type Server } from "../mod.ts";
 import {
   captureLog,
+  echoTool,
   errorOf,
   isRecord,
   MODERN,
@@ -35,12 +36,7 @@ import { EMPTY } from "./peer.ts";
 function modernServer(http: Parameters<typeof httpServer>[0] = {}): Server {
   const { server } = httpServer(http, {
     tools: [
-      defineTool({
-        name: "echo",
-        description: "Echoes",
-        inputSchema: { type: "object", properties: { text: { type: "string" } } },
-        handler: ({ text }) => text ?? "",
-      }),
+      echoTool(),
       defineTool({
         name: "ask",
         description: "Asks for a name",

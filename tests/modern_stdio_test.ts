@@ -13,6 +13,7 @@ import {
 } from "../protocol.ts";
 import {
   chattyTool,
+  echoTool,
   errorOf,
   isRecord,
   MODERN,
@@ -35,12 +36,7 @@ const NAME_FORM = {
 function eraServer() {
   const server = testServer({
     tools: [
-      defineTool({
-        name: "echo",
-        description: "Echoes",
-        inputSchema: { type: "object", properties: { text: { type: "string" } } },
-        handler: ({ text }) => text ?? "",
-      }),
+      echoTool(),
       defineTool({
         name: "ask_name",
         description: "Asks the user for a name",
@@ -335,12 +331,7 @@ Deno.test("methods revision 2026-07-28 removed are -32601 with modern _meta, and
 Deno.test("a legacy-only server treats modern _meta as nothing special: no discover, no modern envelope", async () => {
   const server = testServer({
     eras: ["legacy"],
-    tools: [defineTool({
-      name: "echo",
-      description: "Echoes",
-      inputSchema: { type: "object", properties: { text: { type: "string" } } },
-      handler: ({ text }) => text ?? "",
-    })],
+    tools: [echoTool()],
   });
   const peer = await connectPeer(server, { initialize: false });
   const discover = errorOf(await ask(peer, modernRequest(1, "server/discover")));
