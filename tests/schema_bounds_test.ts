@@ -1,28 +1,7 @@
 import assert from "node:assert/strict";
-import { type CompileOptions, compileSchema } from "../src/schema/compile.ts";
+import { compileSchema } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
-
-const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
-  ["generated code", {}],
-  ["closures", { codegen: false }],
-];
-
-/** An object whose property `key` counts how often a validator reads it. */
-function counting(
-  key: string,
-  value: unknown,
-): { object: Record<string, unknown>; reads(): number } {
-  let reads = 0;
-  const object: Record<string, unknown> = {};
-  Object.defineProperty(object, key, {
-    enumerable: true,
-    get() {
-      reads++;
-      return value;
-    },
-  });
-  return { object, reads: () => reads };
-}
+import { BACKENDS, counting } from "./schema_helpers.ts";
 
 /** `depth` levels of `keyword`, each naming the level below twice (one object, shared). */
 function shared(depth: number, keyword: "anyOf" | "allOf" | "oneOf"): JsonSchema {

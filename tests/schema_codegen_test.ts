@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { compileSchema, type Validator } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
+import { parsed } from "./schema_helpers.ts";
 
 /** Both backends for one schema: generated code first, then closures. */
 function both(schema: JsonSchema): [Validator, Validator] {
@@ -8,9 +9,6 @@ function both(schema: JsonSchema): [Validator, Validator] {
 }
 
 /** Parses a schema from JSON, so that `__proto__` stays an ordinary key. */
-function parsed(json: string): JsonSchema {
-  return JSON.parse(json);
-}
 
 /** Records the source of every function built while `run` runs. */
 function sourcesOf(run: () => void): string[] {

@@ -4,14 +4,10 @@
  * the JSON Schema Test Suite's optional format files, with both backends.
  */
 import assert from "node:assert/strict";
-import { type CompileOptions, compileSchema } from "../src/schema/compile.ts";
+import { compileSchema } from "../src/schema/compile.ts";
 import { loadRemotes, suiteRoot } from "./schema_suite.ts";
 import type { SuiteGroup } from "./schema_suite.ts";
-
-const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
-  ["generated code", {}],
-  ["closures", { codegen: false }],
-];
+import { BACKENDS } from "./schema_helpers.ts";
 
 // deno-fmt-ignore
 const ASSERTED = [

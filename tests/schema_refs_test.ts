@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import { type CompileOptions, compileSchema } from "../src/schema/compile.ts";
+import { compileSchema } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
-
-const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
-  ["generated code", {}],
-  ["closures", { codegen: false }],
-];
+import { BACKENDS } from "./schema_helpers.ts";
 
 const ADDRESS: JsonSchema = {
   $id: "https://example.com/address.json",

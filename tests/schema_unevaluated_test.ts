@@ -1,32 +1,7 @@
 import assert from "node:assert/strict";
-import { type CompileOptions, compileSchema } from "../src/schema/compile.ts";
+import { compileSchema } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
-
-const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
-  ["generated code", {}],
-  ["closures", { codegen: false }],
-];
-
-function parsed(json: string): JsonSchema {
-  return JSON.parse(json);
-}
-
-/** An object whose property `key` counts how often a validator reads it. */
-function counting(
-  key: string,
-  value: unknown,
-): { object: Record<string, unknown>; reads(): number } {
-  let reads = 0;
-  const object: Record<string, unknown> = {};
-  Object.defineProperty(object, key, {
-    enumerable: true,
-    get() {
-      reads++;
-      return value;
-    },
-  });
-  return { object, reads: () => reads };
-}
+import { BACKENDS, counting, parsed } from "./schema_helpers.ts";
 
 /**
  * `depth` levels, each an `anyOf` whose two branches are the level below

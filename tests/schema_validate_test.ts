@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type CompileOptions, compileSchema, type SchemaViolation } from "../src/schema/compile.ts";
 import type { JsonSchema } from "../src/schema/types.ts";
+import { parsed } from "./schema_helpers.ts";
 
 /** Both backends: every table below runs against each. */
 const BACKENDS: readonly (readonly [string, CompileOptions])[] = [
@@ -16,9 +17,6 @@ function found(schema: JsonSchema, value: unknown, options: CompileOptions): str
 }
 
 /** Parses a schema from JSON, so tables can hold schemas the type forbids. */
-function parsed(json: string): JsonSchema {
-  return JSON.parse(json);
-}
 
 interface Case {
   readonly name: string;
