@@ -21,8 +21,9 @@ import {
 } from "./mrtr_fixture.ts";
 import { connectPeer, type Peer, testServer } from "./peer.ts";
 
-Deno.test("a retry with a valid state does not take a second rate-limit token; a forged one does", async () => {
-  const limiter = rateLimit({
+/** Two calls per tool, resource or prompt, and no refill while a test runs. */
+function twoTokenLimiter() {
+  return rateLimit({
     rules: [{
       scope: "tool",
       capacity: 2,
@@ -30,7 +31,10 @@ Deno.test("a retry with a valid state does not take a second rate-limit token; a
       kinds: ["tool", "resource", "prompt"],
     }],
   }, { now: () => 0 });
-  const fx = fixture({}, [limiter]);
+}
+
+Deno.test("a retry with a valid state does not take a second rate-limit token; a forged one does", async () => {
+  const fx = fixture({}, [twoTokenLimiter()]);
   const peer = await connectPeer(fx.server, { principal: "alice", initialize: false });
   for (const target of TARGETS) {
     // Token 1 of 2.
@@ -51,15 +55,7 @@ Deno.test("a retry with a valid state does not take a second rate-limit token; a
 });
 
 Deno.test("a valid state replayed pays like a new call: one state buys one free continuation", async () => {
-  const limiter = rateLimit({
-    rules: [{
-      scope: "tool",
-      capacity: 2,
-      refillPerSecond: 0.001,
-      kinds: ["tool", "resource", "prompt"],
-    }],
-  }, { now: () => 0 });
-  const fx = fixture({}, [limiter]);
+  const fx = fixture({}, [twoTokenLimiter()]);
   const peer = await connectPeer(fx.server, { principal: "alice", initialize: false });
   for (const target of TARGETS) {
     const { state, key } = await firstRound(peer, target); // token 1
