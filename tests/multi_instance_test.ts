@@ -1,6 +1,7 @@
 // Two real server processes over HTTP on loopback sharing one store (issue 17):
 // Redis (when WARDEN_TEST_REDIS_URL is set; .ci/run starts one) and a Deno KV file.
 import assert from "node:assert/strict";
+import { freePort, postModern, startScaleServer } from "./scale_instance.ts";
 
 const REDIS_URL = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (REDIS_URL === undefined) {
@@ -8,56 +9,11 @@ if (REDIS_URL === undefined) {
     "multi_instance_test: WARDEN_TEST_REDIS_URL is not set; the Redis cases are skipped",
   );
 }
-const FIXTURE = new URL("./fixtures/scale_server.ts", import.meta.url).pathname;
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
   "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
 };
-
-interface Instance {
-  url: string;
-  stderr: () => string;
-  stop: () => Promise<void>;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
-
-async function start(args: string[]): Promise<Instance> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", FIXTURE, "--http", `127.0.0.1:${port}`, ...args],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const ready = Promise.withResolvers<string>();
-  const pump = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      const match = /scale: ready (\S+)/.exec(text);
-      if (match?.[1] !== undefined) ready.resolve(match[1]);
-    }
-    ready.reject(new Error(`the server exited before it was ready:\n${text}`));
-  })();
-  const url = await ready.promise;
-  return {
-    url,
-    stderr: () => text,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
-      await pump;
-    },
-  };
-}
 
 /** The per-request `_meta` of a client that also declares the tasks extension. */
 const TASKS_META = {
@@ -68,47 +24,29 @@ const TASKS_META = {
   },
 };
 
-async function post(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-  signal?: AbortSignal,
-  meta: Record<string, unknown> = META,
-): Promise<Response> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": method,
-  };
-  const name = params.name ?? params.taskId;
-  if (typeof name === "string") headers["mcp-name"] = name;
-  const init: RequestInit = {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
-  };
-  if (signal !== undefined) init.signal = signal;
-  return await fetch(url, init);
-}
-
 async function call(url: string, name: string, args: Record<string, unknown>, extra = {}) {
-  const response = await post(url, "tools/call", { name, arguments: args, ...extra });
+  const response = await postModern(url, "tools/call", { name, arguments: args, ...extra }, META);
   return await response.json();
 }
 
 /** A tasks/* request (or a task-capable tools/call) with the tasks extension declared. */
 async function taskRequest(url: string, method: string, params: Record<string, unknown>) {
-  const response = await post(url, method, params, undefined, TASKS_META);
+  const response = await postModern(url, method, params, TASKS_META);
   return await response.json();
 }
 
 /** Opens a tools listen stream on `listener`, runs `change`, and answers whether list_changed arrived. */
 async function listChangeArrives(listener: string, change: () => Promise<void>): Promise<string> {
   const abort = new AbortController();
-  const listen = await post(listener, "subscriptions/listen", {
-    notifications: { toolsListChanged: true },
-  }, abort.signal);
+  const listen = await postModern(
+    listener,
+    "subscriptions/listen",
+    {
+      notifications: { toolsListChanged: true },
+    },
+    META,
+    { signal: abort.signal },
+  );
   assert.equal(listen.status, 200);
   const body = listen.body;
   assert.ok(body !== null);
@@ -179,8 +117,8 @@ for (const backend of backends) {
           });
           await flush.output().catch(() => undefined);
         }
-        const a = await start(["--store", store, "--policy", policy]);
-        const b = await start(["--store", store, "--policy", policy]);
+        const a = await startScaleServer(["--store", store, "--policy", policy]);
+        const b = await startScaleServer(["--store", store, "--policy", policy]);
         try {
           await t.step("10 alternating calls: exactly 5 allowed across both", async () => {
             const replies = [];
@@ -277,7 +215,7 @@ Deno.test({
       const audit = `${dir}/audit.jsonl`;
       let calls = 4; // the first call and the three during the outage
 
-      const server = await start([
+      const server = await startScaleServer([
         "--store",
         `redis://127.0.0.1:${port}/0`,
         "--policy",
@@ -285,7 +223,12 @@ Deno.test({
         "--audit",
         audit,
       ]);
-      const other = await start(["--store", `redis://127.0.0.1:${port}/0`, "--policy", policy]);
+      const other = await startScaleServer([
+        "--store",
+        `redis://127.0.0.1:${port}/0`,
+        "--policy",
+        policy,
+      ]);
       try {
         assert.ok((await call(server.url, "get_order", { id: "1" })).result !== undefined);
         redis.kill("SIGKILL");

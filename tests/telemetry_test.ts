@@ -1,8 +1,8 @@
 // OpenTelemetry through Deno's built-in support (issue 17): a real server process with
 // OTEL_DENO=true exporting OTLP/HTTP JSON to a receiver in this test, on loopback.
 import assert from "node:assert/strict";
+import { postModern, type ScaleInstance, startScaleServer } from "./scale_instance.ts";
 
-const FIXTURE = new URL("./fixtures/scale_server.ts", import.meta.url).pathname;
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const PARENT_SPAN = "b7ad6b7169203331";
 
@@ -95,39 +95,16 @@ Deno.test({
         audit: "otel",
       }),
     );
-    const serverPort = (() => {
-      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const { port } = listener.addr;
-      listener.close();
-      return port;
-    })();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", FIXTURE, "--http", `127.0.0.1:${serverPort}`, "--policy", policy],
-      env: {
+    let server: ScaleInstance | undefined;
+    try {
+      server = await startScaleServer(["--policy", policy], {
         OTEL_DENO: "true",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.addr.port}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_METRIC_EXPORT_INTERVAL: "200",
         OTEL_BSP_SCHEDULE_DELAY: "100",
         OTEL_SERVICE_NAME: "warden-test",
-      },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    let text = "";
-    const ready = Promise.withResolvers<string>();
-    const pump = (async () => {
-      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-        text += chunk;
-        const match = /scale: ready (\S+)/.exec(text);
-        if (match?.[1] !== undefined) ready.resolve(match[1]);
-      }
-      ready.reject(new Error(`the server exited:\n${text}`));
-    })();
-    try {
-      const timer = setTimeout(() => ready.reject(new Error(`not ready:\n${text}`)), 30_000);
-      const url = await ready.promise.finally(() => clearTimeout(timer));
+      });
       const meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
@@ -136,22 +113,8 @@ Deno.test({
         tracestate: "vendor=value",
       };
       for (let i = 0; i < 2; i++) {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call",
-            "mcp-name": "get_order",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: i,
-            method: "tools/call",
-            params: { name: "get_order", arguments: { id: "1" }, _meta: meta },
-          }),
-        });
+        const params = { name: "get_order", arguments: { id: "1" } };
+        const response = await postModern(server.url, "tools/call", params, meta, { id: i });
         await response.body?.cancel();
       }
       let calls: Record<string, unknown>[] = [];
@@ -195,9 +158,7 @@ Deno.test({
         assert.ok(names.has(name), `${name} missing from ${[...names]}`);
       }
     } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await pump.catch(() => undefined);
+      await server?.stop();
       await receiver.shutdown();
       await Deno.remove(dir, { recursive: true });
     }

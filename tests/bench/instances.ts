@@ -9,6 +9,8 @@
  * @module
  */
 
+import { postModern, type ScaleInstance, startScaleServer } from "../scale_instance.ts";
+
 const url = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (url === undefined) {
   console.error("instances: set WARDEN_TEST_REDIS_URL to a Redis to share");
@@ -16,77 +18,20 @@ if (url === undefined) {
 }
 const CALLS = Number(Deno.args[0] ?? 2000);
 const CLIENTS = Number(Deno.args[1] ?? 16);
-const FIXTURE = new URL("../fixtures/scale_server.ts", import.meta.url).pathname;
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-interface Instance {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function start(policy: string): Promise<Instance> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      FIXTURE,
-      "--http",
-      `127.0.0.1:${port}`,
-      "--store",
-      url ?? "",
-      "--policy",
-      policy,
-    ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-    text += chunk;
-    const match = /scale: ready (\S+)/.exec(text);
-    if (match?.[1] !== undefined) {
-      return {
-        url: match[1],
-        stop: async () => {
-          child.kill("SIGTERM");
-          await child.status;
-        },
-      };
-    }
-  }
-  throw new Error(`the server exited:\n${text}`);
-}
-
 async function call(target: string, id: number): Promise<void> {
-  const response = await fetch(target, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "get_order",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "get_order", arguments: { id: "1" }, _meta: META },
-    }),
-  });
+  const params = { name: "get_order", arguments: { id: "1" } };
+  const response = await postModern(target, "tools/call", params, META, { id });
   const reply = await response.json();
   if (reply.result === undefined) throw new Error(`refused: ${JSON.stringify(reply)}`);
 }
 
-async function run(instances: readonly Instance[]): Promise<number> {
+async function run(instances: readonly ScaleInstance[]): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
@@ -106,8 +51,8 @@ await Deno.writeTextFile(
     rateLimit: { rules: [{ scope: "tool", capacity: 1e12, refillPerSecond: 1e12 }] },
   }),
 );
-const a = await start(policy);
-const b = await start(policy);
+const a = await startScaleServer(["--store", url, "--policy", policy]);
+const b = await startScaleServer(["--store", url, "--policy", policy]);
 try {
   await run([a, b]); // warm-up: connections, script load, JIT
   const results: [string, number][] = [];
