@@ -10,10 +10,10 @@ import { MemoryTransport } from "../testing.ts";
 import { type FlagsResult, parseServerFlags, setupFromFlags, usage } from "../cli.ts";
 import { createOrderDesk } from "../examples/orders.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
+import { type DenoOutput, runDeno } from "./subprocess.ts";
 
 const IDENTITY = { name: "desk", version: "1.2.3" };
 const USAGE = usage(IDENTITY);
-const ROOT = new URL("..", import.meta.url);
 
 function errorResult(message: string): FlagsResult {
   return { action: "error", message, usage: USAGE };
@@ -240,16 +240,8 @@ Deno.test("setupFromFlags() rejects a bad or missing policy file with its name",
 });
 
 /** Runs the example with `args` and closed stdin; returns its exit code and output. */
-async function runExample(args: string[]) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "examples/orders.ts", ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+function runExample(args: string[]): Promise<DenoOutput> {
+  return runDeno(["run", "examples/orders.ts", ...args]);
 }
 
 Deno.test("serverSetup() prints --help and --version on stdout and exits 0", async () => {

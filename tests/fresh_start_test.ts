@@ -12,26 +12,7 @@ import assert from "node:assert/strict";
 import { cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isRecord } from "./helpers.ts";
-import { ROOT } from "./subprocess.ts";
-
-interface Output {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function deno(args: string[], env: Record<string, string> = {}): Promise<Output> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
-}
+import { ROOT, runDeno } from "./subprocess.ts";
 
 async function readJson(path: string): Promise<Record<string, unknown>> {
   const value: unknown = JSON.parse(await Deno.readTextFile(join(ROOT, path)));
@@ -99,7 +80,7 @@ Deno.test("the root deno.json maps no import and deno.lock locks only the librar
 });
 
 Deno.test("examples/orders.ts's module graph holds no npm package but the library's", async () => {
-  const { code, stdout, stderr } = await deno(["info", "--json", "examples/orders.ts"]);
+  const { code, stdout, stderr } = await runDeno(["info", "--json", "examples/orders.ts"]);
   assert.equal(code, 0, stderr);
   const info: unknown = JSON.parse(stdout);
   assert.ok(isRecord(info) && Array.isArray(info.modules), "deno info --json gave no modules");
@@ -114,9 +95,9 @@ Deno.test("examples/orders.ts's module graph holds no npm package but the librar
 
 Deno.test("examples/orders.ts starts, plain and guarded, from a cache holding only the library's npm packages", async () => {
   // Make sure the shared cache holds the library's packages (a no-op once it does).
-  const cached = await deno(["info", "examples/orders.ts"]);
+  const cached = await runDeno(["info", "examples/orders.ts"]);
   assert.equal(cached.code, 0, cached.stderr);
-  const where = await deno(["info", "--json"]);
+  const where = await runDeno(["info", "--json"]);
   const locations: unknown = JSON.parse(where.stdout);
   assert.ok(isRecord(locations) && typeof locations.npmCache === "string", where.stdout);
   const npmCache = locations.npmCache;
@@ -149,15 +130,15 @@ Deno.test("examples/orders.ts starts, plain and guarded, from a cache holding on
       "--policy",
       "examples/policy.jsonc",
     ];
-    const started = await deno(plain, { DENO_DIR: denoDir });
+    const started = await runDeno(plain, { env: { DENO_DIR: denoDir } });
     assert.equal(started.code, 0, started.stderr);
     assert.match(started.stderr, /ready on stdio .*; 0 guardrails\)/);
-    const startedGuarded = await deno(guarded, { DENO_DIR: denoDir });
+    const startedGuarded = await runDeno(guarded, { env: { DENO_DIR: denoDir } });
     assert.equal(startedGuarded.code, 0, startedGuarded.stderr);
     assert.match(startedGuarded.stderr, /ready on stdio .*; 4 guardrails\)/);
 
     // The control: with nothing cached, --cached-only does refuse to download.
-    const refused = await deno(guarded, { DENO_DIR: emptyDir });
+    const refused = await runDeno(guarded, { env: { DENO_DIR: emptyDir } });
     assert.notEqual(refused.code, 0, "--cached-only started with an empty cache");
     assert.match(refused.stderr, /cached-only|not found in cache|cache/i);
   } finally {

@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { type DenoOutput, runDeno } from "./subprocess.ts";
 
 const MOD = new URL("../mod.ts", import.meta.url).href;
 const GUARDRAILS = new URL("../guardrails.ts", import.meta.url).href;
@@ -60,31 +61,8 @@ const POLICY = `// The consumer's own policy: hide one tool.
 { "access": { "tools": { "deny": ["secret"] } } }
 `;
 
-interface Output {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function deno(
-  cwd: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<Output> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
-}
-
 /** The run's one line of output: the tool list the policy leaves, and the call's result. */
-function assertServed(output: Output): void {
+function assertServed(output: DenoOutput): void {
   assert.equal(output.code, 0, output.stderr);
   const { listed, called } = JSON.parse(output.stdout.trim());
   assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name), ["greet"]);
@@ -99,19 +77,20 @@ Deno.test("mod.ts checks, runs and bundles from a project with no import map", a
     await Deno.writeTextFile(join(project, "main.ts"), MAIN);
     await Deno.writeTextFile(join(project, "policy.jsonc"), POLICY);
 
-    const checked = await deno(project, ["check", "main.ts"]);
+    const checked = await runDeno(["check", "main.ts"], { cwd: project });
     assert.equal(checked.code, 0, checked.stderr);
 
-    assertServed(await deno(project, ["run", "--allow-read", "main.ts", "policy.jsonc"]));
+    assertServed(
+      await runDeno(["run", "--allow-read", "main.ts", "policy.jsonc"], { cwd: project }),
+    );
 
-    const bundled = await deno(project, ["bundle", "--output", "bundle.js", "main.ts"]);
+    const bundled = await runDeno(["bundle", "--output", "bundle.js", "main.ts"], { cwd: project });
     assert.equal(bundled.code, 0, bundled.stderr);
     // No config, no lockfile, nothing cached and no downloads: the bundle carries jsonc-parser.
     assertServed(
-      await deno(
-        project,
+      await runDeno(
         ["run", "--no-config", "--no-lock", "--cached-only", "--allow-read", "bundle.js"],
-        { DENO_DIR: emptyCache },
+        { cwd: project, env: { DENO_DIR: emptyCache } },
       ),
     );
   } finally {

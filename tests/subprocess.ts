@@ -12,6 +12,36 @@ import { isRecord, within } from "./helpers.ts";
 /** The repository root as a path (with a trailing separator); children run there. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
 
+/** What a finished `deno` run printed. */
+export interface DenoOutput {
+  /** Its exit code. */
+  code: number;
+  /** Its stdout, decoded. */
+  stdout: string;
+  /** Its stderr, decoded. */
+  stderr: string;
+}
+
+/**
+ * Runs `deno <args>` to the end with stdin closed and colours off, in `cwd`
+ * (the repository root by default) with `env` on top of this environment.
+ */
+export async function runDeno(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<DenoOutput> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: options.cwd ?? ROOT,
+    env: { NO_COLOR: "1", ...options.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+}
+
 /** Options of {@linkcode spawnServer}. */
 export interface SpawnOptions {
   /** The `clientInfo.name` that `initialize()` sends. @default {"subprocess-test"} */
