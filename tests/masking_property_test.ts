@@ -179,3 +179,56 @@ for (const [label, route] of Object.entries(ROUTES)) {
     assert.ok(!everything.includes(SECRET.slice(4)), `${label}: part of the secret leaked`);
   });
 }
+
+Deno.test("an audit entry passes each redactor once, however the audit log was given it", async () => {
+  // A mask that is not idempotent: one pass turns "b" into "ab", a second into "aab".
+  const options = { presets: false, defaultKeys: false, patterns: ["b"], mask: "ab" } as const;
+  const step = redaction(options);
+  const routes: [
+    label: string,
+    (sink: ReturnType<typeof callbackAuditSink>) => Guardrail[],
+    string,
+  ][] = [
+    ["createGuardrails()", (sink) => createGuardrails({ redact: options, audit: sink }), "ab"],
+    [
+      "the redaction step's own redactor",
+      (sink) => [step, auditLog({ sink, redactor: step.redactor })],
+      "ab",
+    ],
+    // Another redactor, even with the same rules, applies on top of the server's masker.
+    [
+      "a redactor of its own",
+      (sink) => [redaction(options), auditLog({ sink, redactor: compileRedactor(options) })],
+      "aab",
+    ],
+  ];
+  for (const [label, guardrails, expected] of routes) {
+    const audited: unknown[] = [];
+    const server = createServer({
+      name: "once",
+      version: "1.0.0",
+      guardrails: guardrails(callbackAuditSink((entry) => void audited.push(entry))),
+      tools: [defineTool({
+        name: "echo",
+        description: "Echoes",
+        inputSchema: { type: "object", properties: { text: { type: "string" } } },
+        handler: ({ text }) => text ?? "",
+      })],
+    });
+    const reply = await server.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "b" } },
+    });
+    await server.close();
+    assert.deepEqual(reply, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "ab" }] },
+    }, label);
+    const entry = audited[0];
+    assert.ok(typeof entry === "object" && entry !== null && "arguments" in entry, label);
+    assert.deepEqual(entry.arguments, { text: expected }, label);
+  }
+});

@@ -20,7 +20,8 @@ export interface AuditLogOptions {
   /**
    * How entries are masked when the server has no redaction guardrail. With
    * one, the server's masker is used (so entries hide exactly what replies
-   * hide), and this applies on top. Entries are never written unmasked.
+   * hide), and this applies on top unless it is one the masker applies
+   * already. Entries are never written unmasked.
    * @default {compileRedactor()} — all presets and the default sensitive keys
    */
   redactor?: Redactor;
@@ -78,12 +79,11 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   }
   const redactor = options.redactor ?? compileRedactor();
   let serverMask: (<T>(value: T) => T) | undefined;
-  // The server's masker when it has one; the audit's own rules otherwise, or when given.
+  // Whether the audit's own rules run: without a server masker, or when given and not one of its.
+  let ownPass = true;
   const mask = <T>(value: T): T => {
     const masked = serverMask === undefined ? value : serverMask(value);
-    return serverMask === undefined || options.redactor !== undefined
-      ? redactValue(redactor, masked) as T
-      : masked;
+    return ownPass ? redactValue(redactor, masked) as T : masked;
   };
   const now = options.now ?? Date.now;
   const monotonic = options.monotonic ?? (() => performance.now());
@@ -156,6 +156,8 @@ export function auditLog(options: AuditLogOptions): Guardrail {
     flush: () => sink.flush(),
     bind(host) {
       serverMask = host.mask;
+      ownPass = serverMask === undefined ||
+        (options.redactor !== undefined && !(host.redactors ?? []).includes(options.redactor));
     },
   };
 }

@@ -248,9 +248,9 @@ function prefixed<T>(section: string, check: () => T): T {
 }
 
 /**
- * Builds the guardrails a configuration asks for. The audit log's entries
- * are masked by the server's masker, the redaction step (or with the
- * default rules when redaction is off). Pass the result as
+ * Builds the guardrails a configuration asks for, sharing one redactor
+ * between the redaction step and the audit log (whose arguments are masked
+ * with the default rules when redaction is off). Pass the result as
  * `createServer({ guardrails })`.
  *
  * @example The order desk's policy in code
@@ -281,13 +281,16 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
       run: (call, next) => next(call),
     });
   }
+  let redactor = undefined;
   if (checked.redact !== undefined && checked.redact !== false) {
     if (checked.redact !== true && checked.redact.gitleaksRules !== undefined) {
       throw new TypeError(
         "redact: gitleaksRules is read by loadPolicyFile()/parsePolicy(); in code, pass rules: await loadGitleaksRules(FILE)",
       );
     }
-    guardrails.push(redaction(checked.redact === true ? {} : checked.redact));
+    const step = redaction(checked.redact === true ? {} : checked.redact);
+    redactor = step.redactor;
+    guardrails.push(step);
   }
   if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
   if (checked.rateLimit !== undefined) {
@@ -311,9 +314,8 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
       : isSink(audit)
       ? audit
       : fileAuditSink(audit.file, { durable: audit.durable === true });
-    // No redactor of its own: the server's masker (the redaction step above) masks its
-    // entries, and the same rules applied twice would only scan every argument twice.
     const options: Parameters<typeof auditLog>[0] = { sink };
+    if (redactor !== undefined) options.redactor = redactor;
     if (deps.now !== undefined) options.now = deps.now;
     guardrails.push(auditLog(options));
   }

@@ -126,6 +126,11 @@ export interface GuardrailHost {
    * order, or undefined when none is configured.
    */
   readonly mask: (<T>(value: T) => T) | undefined;
+  /**
+   * The redactors `mask` applies (those of the `redaction()` guardrails),
+   * so that a guardrail holding one of them does not apply it a second time.
+   */
+  readonly redactors?: readonly unknown[];
 }
 
 /**

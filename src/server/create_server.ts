@@ -93,7 +93,10 @@ export function createServer<
   // Diagnostics carry error messages and stacks: the redactor sees them too.
   const log = (message: string): void => writeLog(outgoing(message));
   // One masker for everything the server writes, audit entries included.
-  const host = { mask: outgoingHooks.length > 0 ? outgoing : undefined };
+  const host = {
+    mask: outgoingHooks.length > 0 ? outgoing : undefined,
+    redactors: outgoingHooks.flatMap((g) => "redactor" in g ? [g.redactor] : []),
+  };
   for (const guardrail of guardrails) guardrail.bind?.(host);
   // Every legacy session a client can be reached on: stdio/memory connections and HTTP sessions.
   const live = new Set<LiveSession>();
