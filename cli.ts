@@ -13,7 +13,7 @@
  * @module
  */
 
-export { loadPolicyFile, parsePolicy } from "./src/config/policy_file.ts";
+export { loadPolicyFile, parsePolicy } from "./src/setup/policy_file.ts";
 export {
   type FlagsResult,
   parseListenAddress,
@@ -22,4 +22,4 @@ export {
   type ServerIdentity,
   setupFromFlags,
   usage,
-} from "./src/config/flags.ts";
+} from "./src/setup/flags.ts";

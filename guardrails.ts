@@ -24,20 +24,9 @@
  * @module
  */
 
-export type {
-  CallClient,
-  CallContext,
-  CallKind,
-  CallNext,
-  CallOutcome,
-  CallStatus,
-  Era,
-  GuardedCall,
-  Guardrail,
-  GuardrailHost,
-  GuardrailStage,
-  ListedItem,
-} from "./src/guardrails/pipeline.ts";
+export type { CallClient, CallContext, CallKind, Era, GuardedCall } from "./src/call/context.ts";
+export type { CallNext, CallOutcome, CallStatus } from "./src/call/outcome.ts";
+export type { Guardrail, GuardrailHost, GuardrailStage, ListedItem } from "./src/call/guardrail.ts";
 
 export {
   type AccessDecision,
@@ -50,8 +39,8 @@ export {
   decideAccess,
   type ItemKind,
   type PrincipalRules,
-} from "./src/guardrails/access_policy.ts";
-export { compileGlob } from "./src/guardrails/glob.ts";
+} from "./src/guardrails/access/access_policy.ts";
+export { compileGlob } from "./src/guardrails/access/glob.ts";
 export {
   bucketKeys,
   compileRateLimits,
@@ -67,18 +56,18 @@ export {
   type RateLimitRule,
   type RateLimits,
   type RateLimitScope,
-} from "./src/guardrails/rate_limit.ts";
+} from "./src/guardrails/rate_limit/rate_limit.ts";
 export {
   type BucketLimit,
   type TakeResult,
   takeTokens,
   type TokenBucket,
-} from "./src/guardrails/token_bucket.ts";
+} from "./src/store/token_bucket.ts";
 export {
   type BucketStore,
   MemoryBucketStore,
   type MemoryBucketStoreOptions,
-} from "./src/guardrails/bucket_store.ts";
+} from "./src/store/bucket_store.ts";
 export {
   compileRedactor,
   type Redactor,
@@ -102,15 +91,15 @@ export {
   type AuditState,
   type AuditStep,
   nextAuditEntry,
-} from "./src/guardrails/audit.ts";
-export { auditLog, type AuditLogOptions } from "./src/guardrails/audit_log.ts";
+} from "./src/guardrails/audit/audit.ts";
+export { auditLog, type AuditLogOptions } from "./src/guardrails/audit/audit_log.ts";
 export {
   type AuditTarget,
   checkGuardrailsConfig,
   createGuardrails,
   type GuardrailsConfig,
   type GuardrailsDeps,
-} from "./src/guardrails/guardrails.ts";
+} from "./src/guardrails/policy/create_guardrails.ts";
 export {
   type AuditSinkOptions,
   callbackAuditSink,
@@ -118,6 +107,9 @@ export {
   type FileAuditSinkOptions,
   stderrAuditSink,
   type StderrAuditSinkOptions,
-} from "./src/guardrails/audit_sinks.ts";
-export { callTelemetry, telemetryEnabled } from "./src/telemetry/call_telemetry.ts";
-export { otelAuditSink, type OtelAuditSinkOptions } from "./src/telemetry/otel_audit_sink.ts";
+} from "./src/guardrails/audit/audit_sinks.ts";
+export { callTelemetry, telemetryEnabled } from "./src/guardrails/telemetry/call_telemetry.ts";
+export {
+  otelAuditSink,
+  type OtelAuditSinkOptions,
+} from "./src/guardrails/telemetry/otel_audit_sink.ts";

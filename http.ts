@@ -17,10 +17,10 @@
  * @module
  */
 
-export type { CorsOptions } from "./src/transports/http/security.ts";
+export type { CorsOptions } from "./src/http/security.ts";
 export {
   type EventStore,
   MemoryEventStore,
   type MemoryEventStoreOptions,
   type ReplayedEvents,
-} from "./src/transports/http/event_store.ts";
+} from "./src/http/event_store.ts";

@@ -57,7 +57,7 @@ export type { ResourceTemplateDefinition } from "./src/core/templates.ts";
 export type { Completer, CompletionContext } from "./src/core/completion.ts";
 export type { ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
-export type { TaskOptions } from "./src/eras/modern/tasks/options.ts";
+export type { TaskOptions } from "./src/eras/tasks/options.ts";
 export type { SharedStore } from "./src/store/shared_store.ts";
 export type {
   ClientDescription,
@@ -84,17 +84,13 @@ export type {
 export type { Icon, Implementation } from "./src/core/lifecycle.ts";
 export type { ObjectSchema } from "./src/schema/types.ts";
 export { ErrorCode, RpcError } from "./src/jsonrpc/errors.ts";
-export { ModernErrorCode } from "./src/eras/modern/errors.ts";
-export { ClientRequestError } from "./src/eras/legacy/session.ts";
+export { ModernErrorCode } from "./src/jsonrpc/modern_errors.ts";
+export { ClientRequestError } from "./src/core/session.ts";
 export type { Transport } from "./src/transports/transport.ts";
 export { StdioTransport, type StdioTransportOptions } from "./src/transports/stdio.ts";
 export { serveStdio, type ServeStdioOptions } from "./src/server/serve_stdio.ts";
-export type { HttpOptions } from "./src/transports/http/options.ts";
-export {
-  type HttpListener,
-  serveHttp,
-  type ServeHttpOptions,
-} from "./src/transports/http/serve_http.ts";
-export { type ServerSetup, serverSetup } from "./src/config/flags.ts";
-export type { Guardrail } from "./src/guardrails/pipeline.ts";
-export type { GuardrailsConfig } from "./src/guardrails/guardrails.ts";
+export type { HttpOptions } from "./src/http/options.ts";
+export { type HttpListener, serveHttp, type ServeHttpOptions } from "./src/server/serve_http.ts";
+export { type ServerSetup, serverSetup } from "./src/setup/flags.ts";
+export type { Guardrail } from "./src/call/guardrail.ts";
+export type { GuardrailsConfig } from "./src/guardrails/policy/create_guardrails.ts";

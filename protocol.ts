@@ -44,4 +44,4 @@ export { isLoggingLevel, LOGGING_LEVELS } from "./src/core/logging.ts";
 export type { ElicitContent, ElicitField } from "./src/core/elicitation_forms.ts";
 export type { SamplingMessage } from "./src/core/client_asks.ts";
 export type { CacheScope } from "./src/core/cache.ts";
-export type { StateSecret } from "./src/eras/modern/request_state.ts";
+export type { StateSecret } from "./src/store/sealing_keys.ts";

@@ -28,4 +28,4 @@ export { RedisStore, type RedisStoreOptions } from "./src/store/redis_store.ts";
 export { KvStore, type KvStoreOptions } from "./src/store/kv_store.ts";
 export { checkStoreUrl, openStore, type OpenStoreOptions } from "./src/store/open_store.ts";
 export { rotateStateKey } from "./src/store/sealing_keys.ts";
-export type { StoreOutagePolicy } from "./src/guardrails/shared_rate_limit.ts";
+export type { StoreOutagePolicy } from "./src/guardrails/rate_limit/shared_rate_limit.ts";

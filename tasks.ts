@@ -26,8 +26,8 @@ export {
   type TaskStatus,
   type TaskStore,
   TaskStoreFullError,
-} from "./src/eras/modern/tasks/store.ts";
+} from "./src/eras/tasks/store.ts";
 export {
   SharedTaskStore,
   type SharedTaskStoreOptions,
-} from "./src/eras/modern/tasks/shared_task_store.ts";
+} from "./src/eras/tasks/shared_task_store.ts";

@@ -5,8 +5,8 @@ import {
   compileAccessPolicy,
   decideAccess,
   type ItemKind,
-} from "../src/guardrails/access_policy.ts";
-import { compileGlob, MAX_GLOB_LENGTH } from "../src/guardrails/glob.ts";
+} from "../src/guardrails/access/access_policy.ts";
+import { compileGlob, MAX_GLOB_LENGTH } from "../src/guardrails/access/glob.ts";
 import { testContext } from "./helpers.ts";
 
 /** Calls compileAccessPolicy with a value the type checker would reject, as a JSON config could. */

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { type AuditEntry, type AuditInput, nextAuditEntry } from "../src/guardrails/audit.ts";
+import { type AuditEntry, type AuditInput, nextAuditEntry } from "../src/guardrails/audit/audit.ts";
 import {
   callbackAuditSink,
   fileAuditSink,
   stderrAuditSink,
-} from "../src/guardrails/audit_sinks.ts";
+} from "../src/guardrails/audit/audit_sinks.ts";
 
 const T0 = Date.UTC(2025, 5, 18, 9, 30, 0, 250);
 
@@ -150,7 +150,7 @@ Deno.test("stderrAuditSink() writes one JSON line per entry and nothing to stdou
 });
 
 Deno.test("stderrAuditSink() writes to stderr by default and reports there", async () => {
-  const sinks = new URL("../src/guardrails/audit_sinks.ts", import.meta.url).href;
+  const sinks = new URL("../src/guardrails/audit/audit_sinks.ts", import.meta.url).href;
   const script = `
     import { callbackAuditSink, stderrAuditSink } from ${JSON.stringify(sinks)};
     const entry = { seq: 1, time: "t", principal: null, client: null, method: "ping", name: null,

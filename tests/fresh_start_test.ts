@@ -2,7 +2,7 @@
  * What a fresh machine downloads to run the example. Deno installs every npm
  * package of the lockfile in use as soon as a program (or `deno task`) needs
  * any, so the root deno.lock may lock only what the library runs: the npm
- * packages src/config/npm_packages.ts names. Test, benchmark and conformance
+ * packages src/runtime/npm.ts names. Test, benchmark and conformance
  * packages live in tests/deno.lock. The example must then start, plain and
  * guarded, from a Deno cache that holds those packages and nothing else
  * (`--cached-only` turns any other download into an error).
@@ -29,11 +29,11 @@ function packageName(reference: string): string {
     : bare.slice(0, at);
 }
 
-/** The npm packages the library runs: every `npm:` specifier in src/config/npm_packages.ts. */
+/** The npm packages the library runs: every `npm:` specifier in src/runtime/npm.ts. */
 async function libraryPackages(): Promise<string[]> {
-  const source = await Deno.readTextFile(join(ROOT, "src/config/npm_packages.ts"));
+  const source = await Deno.readTextFile(join(ROOT, "src/runtime/npm.ts"));
   const names = [...source.matchAll(/"npm:([^"]+)"/g)].map((match) => packageName(match[1] ?? ""));
-  assert.ok(names.length > 0, "src/config/npm_packages.ts names no npm package");
+  assert.ok(names.length > 0, "src/runtime/npm.ts names no npm package");
   return [...new Set(names)].sort();
 }
 

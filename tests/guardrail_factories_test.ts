@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import { accessPolicy, type AccessPolicyOptions } from "../src/guardrails/access_policy.ts";
-import { MemoryBucketStore } from "../src/guardrails/bucket_store.ts";
-import {
-  type CallKind,
-  type CallNext,
-  type CallOutcome,
-  composePipeline,
-  type GuardedCall,
-  type Guardrail,
-} from "../src/guardrails/pipeline.ts";
-import { rateLimit, type RateLimiterOptions } from "../src/guardrails/rate_limit.ts";
+import { accessPolicy, type AccessPolicyOptions } from "../src/guardrails/access/access_policy.ts";
+import { MemoryBucketStore } from "../src/store/bucket_store.ts";
+import type { CallKind, GuardedCall } from "../src/call/context.ts";
+import type { CallNext, CallOutcome } from "../src/call/outcome.ts";
+import { composePipeline } from "../src/call/compose.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
+import { rateLimit, type RateLimiterOptions } from "../src/guardrails/rate_limit/rate_limit.ts";
 import { ErrorCode, RpcError } from "../src/jsonrpc/errors.ts";
 import { testContext } from "./helpers.ts";
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, serveHttp, type ServerOptions } from "../mod.ts";
 import { captureLog, echoFixtures, within } from "./helpers.ts";
-import { requestHost, requestPath } from "../src/transports/http/requests.ts";
+import { requestHost, requestPath } from "../src/http/requests.ts";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",

@@ -109,7 +109,7 @@ Deno.test("closeStream(): a client that resumes after the result was produced ge
   await server.close();
 });
 
-// BUG (src/transports/http/http_session.ts PostRoute.closeEarly(), line 95): closeStream()
+// BUG (src/http/http_session.ts PostRoute.closeEarly(), line 95): closeStream()
 // ends the POST stream whatever the session's revision. Before 2025-11-25 there is no priming
 // event, so the stream ends with no event id at all; the client has nothing to resume from
 // and the call's result is stored but never delivered. Fix: make closeEarly() a no-op unless
@@ -131,7 +131,7 @@ Deno.test({
   },
 });
 
-// BUG (same cause as above, src/transports/http/http_session.ts PostRoute.closeEarly()): in
+// BUG (same cause as above, src/http/http_session.ts PostRoute.closeEarly()): in
 // stateless mode GET is 405, so no stream can be resumed; closeStream() still ends the POST
 // stream after its priming event and the result is lost. Fix: closeEarly() does nothing for
 // a session without an id (HttpSession.id undefined), whatever its revision.
@@ -264,7 +264,7 @@ Deno.test("eventStore: a custom store receives every SSE event and serves resump
   await server.close();
 });
 
-// BUG (src/transports/http/http_session.ts HttpSession.close(), line 259): ending a session
+// BUG (src/http/http_session.ts HttpSession.close(), line 259): ending a session
 // forgets only its standalone stream. The events of its POST streams (every SSE message,
 // full tool results included) stay in the event store until 10,000 newer streams push them
 // out, although no request can ever replay them (the session is 404). In stateless mode

@@ -226,7 +226,7 @@ Deno.test("authenticate(): another principal on an existing session is 403 and c
   await server.close();
 });
 
-// BUG (src/transports/http/handler.ts, sessionOf(), line 309): the session's principal is
+// BUG (src/http/handler.ts, sessionOf(), line 309): the session's principal is
 // `authenticated ?? options.principal` (create_server.ts line 392), but later requests are
 // compared with the raw authenticate() result. When authenticate() returns undefined
 // (anonymous, as documented) and createServer({ principal }) is set, every request after

@@ -89,7 +89,7 @@ Deno.test("sessions do not expire while a call is in flight or a GET stream is o
   await server.close();
 });
 
-// BUG (src/transports/http/handler.ts sweep(), line 211, with http_session.ts): lastActive is
+// BUG (src/http/handler.ts sweep(), line 211, with http_session.ts): lastActive is
 // set only when a request arrives (sessionOf, line 316), never when a call or a stream ends.
 // A session busy for longer than sessionIdleMs (a long tool call, or a GET stream held for
 // an hour) is therefore expired the instant it becomes idle: the client's very next request,
@@ -265,7 +265,7 @@ Deno.test("concurrent POSTs in one session each get their own stream, with nothi
   await server.close();
 });
 
-// BUG (src/transports/http/http_session.ts openRoute(), line 191, with handler.ts line 409):
+// BUG (src/http/http_session.ts openRoute(), line 191, with handler.ts line 409):
 // routes are keyed by request id alone and registered before the dispatcher checks that the
 // id is free. A second POST reusing the id of a call in flight replaces the first call's
 // route, gets its -32600, and then endRoute() deletes the id: the first call's later

@@ -257,7 +257,7 @@ Deno.test("server.fetch() answers unparseable JSON with 400 and a -32700 error",
   await server.close();
 });
 
-// BUG (src/transports/http/handler.ts, post(), lines 404-408): JSON that is not a JSON-RPC
+// BUG (src/http/handler.ts, post(), lines 404-408): JSON that is not a JSON-RPC
 // message with a usable id ({}, null, an object id) has no request ids, so it takes the
 // notification path: the dispatcher's -32600 reply is dropped and the client gets 202. The
 // spec requires an HTTP error for input the server cannot accept, and PROTOCOL.md promises

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { checkModernHeaders } from "../src/transports/http/modern_headers.ts";
+import { checkModernHeaders } from "../src/http/modern_headers.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

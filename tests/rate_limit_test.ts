@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type BucketStore, MemoryBucketStore } from "../src/guardrails/bucket_store.ts";
+import { type BucketStore, MemoryBucketStore } from "../src/store/bucket_store.ts";
 import {
   bucketKeys,
   compileRateLimits,
@@ -9,9 +9,9 @@ import {
   type RateLimitCall,
   type RateLimiterOptions,
   type RateLimits,
-} from "../src/guardrails/rate_limit.ts";
+} from "../src/guardrails/rate_limit/rate_limit.ts";
 import { testContext } from "./helpers.ts";
-import { type BucketLimit, takeTokens, type TokenBucket } from "../src/guardrails/token_bucket.ts";
+import { type BucketLimit, takeTokens, type TokenBucket } from "../src/store/token_bucket.ts";
 
 /** Calls compileRateLimits with a value the type checker would reject, as a JSON config could. */
 function compileUnchecked(options: unknown): RateLimits {

@@ -17,7 +17,7 @@ import {
 } from "../mod.ts";
 import { auditLog, callbackAuditSink } from "../guardrails.ts";
 import { createMemoryPair } from "../testing.ts";
-import type { AuditEntry } from "../src/guardrails/audit.ts";
+import type { AuditEntry } from "../src/guardrails/audit/audit.ts";
 import { checkElicitSchema } from "../src/core/elicitation_forms.ts";
 import { errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
 import {

@@ -2,8 +2,9 @@
 // asynchronous store (outage policy, continuation), and the shared sealing key
 // with rotation. The cross-process cases are in multi_instance_test.ts.
 import assert from "node:assert/strict";
-import { rateLimit } from "../src/guardrails/rate_limit.ts";
-import type { CallOutcome, GuardedCall } from "../src/guardrails/pipeline.ts";
+import { rateLimit } from "../src/guardrails/rate_limit/rate_limit.ts";
+import type { CallOutcome } from "../src/call/outcome.ts";
+import type { GuardedCall } from "../src/call/context.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { rotateStateKey, storedStateSecrets } from "../src/store/sealing_keys.ts";
 import {
@@ -146,8 +147,8 @@ Deno.test("a configured requestStateKey wins over the store's key", async () => 
 });
 
 Deno.test("--store and the policy's store/storeOutage are checked with the place named", async () => {
-  const { parseServerFlags } = await import("../src/config/flags.ts");
-  const { parsePolicy } = await import("../src/config/policy_file.ts");
+  const { parseServerFlags } = await import("../src/setup/flags.ts");
+  const { parsePolicy } = await import("../src/setup/policy_file.ts");
   const identity = { name: "desk", version: "1" };
   const bad = await parseServerFlags(["--store", "mysql://db"], identity);
   assert.equal(bad.action, "error");

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { MemoryTaskStore, type TaskRecord, TaskStoreFullError } from "../tasks.ts";
-import { newTaskId } from "../src/eras/modern/tasks/store.ts";
+import { newTaskId } from "../src/eras/tasks/store.ts";
 
 function task(id: string, extra: Partial<TaskRecord> = {}): TaskRecord {
   return {

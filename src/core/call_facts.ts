@@ -7,7 +7,7 @@
  */
 
 import type { InflightRequest } from "../dispatcher/inflight.ts";
-import type { CallClient, CallContext, Era } from "../guardrails/pipeline.ts";
+import type { CallClient, CallContext, Era } from "../call/context.ts";
 
 /** {@linkcode CallContext} over an in-flight request; the signal is made only if read. */
 export class CallFacts implements CallContext {

@@ -6,7 +6,7 @@
  */
 
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
-import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../call/outcome.ts";
 import { InputRequiredError } from "./client_asks.ts";
 
 /**

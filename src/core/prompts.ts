@@ -5,7 +5,7 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
-import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { contentBlockProblem, type PromptMessage, text } from "./content.ts";
 import { invalidParams, thrownOutcome } from "./outcome.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ListName } from "../store/change_bus.ts";
 import { type PromptDefinition, type RegisteredPrompt, registerPrompt } from "./prompts.ts";
 import { type RegisteredResource, registerResource, type ResourceDefinition } from "./resources.ts";
 import {
@@ -19,7 +20,6 @@ import { type RegisteredTool, registerTool, type ToolDefinition } from "./tools.
 export type ItemType = "tool" | "resource" | "resourceTemplate" | "prompt";
 
 /** The list a change shows up in (`notifications/<list>/list_changed`). */
-export type ListName = "tools" | "resources" | "prompts";
 
 /**
  * What registering an item returns: a way to change it later. Every change

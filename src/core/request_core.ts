@@ -8,21 +8,17 @@
 
 import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../jsonrpc/messages.ts";
-import type {
-  CallContext,
-  CallKind,
-  CallNext,
-  CallOutcome,
-  GuardedCall,
-  Guardrail,
-  Pipeline,
-} from "../guardrails/pipeline.ts";
+import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
+import type { CallNext, CallOutcome } from "../call/outcome.ts";
+import type { Guardrail } from "../call/guardrail.ts";
+import type { Pipeline } from "../call/compose.ts";
 import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
 import { paginate } from "./pagination.ts";
 import { getPrompt } from "./prompts.ts";
-import type { ListName, Registry } from "./registry.ts";
+import type { Registry } from "./registry.ts";
+import type { ListName } from "../store/change_bus.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
 import { runTool } from "./tools.ts";

@@ -5,7 +5,7 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
-import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";

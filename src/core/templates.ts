@@ -6,7 +6,7 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
-import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../call/outcome.ts";
 import type { ContentAnnotations } from "./content.ts";
 import type { Completer } from "./completion.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";

@@ -11,7 +11,7 @@ import { type MirroredParam, mirroredParams } from "./header_params.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
 import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
-import type { CallOutcome } from "../guardrails/pipeline.ts";
+import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
 import { InputRequiredError } from "./client_asks.ts";

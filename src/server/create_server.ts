@@ -7,32 +7,32 @@
 
 import { runConnection } from "../dispatcher/connection.ts";
 import { Dispatcher } from "../dispatcher/dispatcher.ts";
-import { composePipeline, orderGuardrails } from "../guardrails/pipeline.ts";
+import { composePipeline, orderGuardrails } from "../call/compose.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
   UNNEGOTIATED_PROTOCOL_VERSION,
 } from "../core/lifecycle.ts";
-import { createRegistry, type ListName } from "../core/registry.ts";
+import { createRegistry } from "../core/registry.ts";
 import { RequestCore } from "../core/request_core.ts";
 import { listRoots } from "../eras/legacy/client_requests.ts";
-import { legacyMethods } from "../eras/legacy/methods.ts";
-import { McpSession } from "../eras/legacy/session.ts";
+import { legacyMethods } from "../eras/methods/legacy.ts";
+import { McpSession } from "../core/session.ts";
 import { discoverResult } from "../eras/modern/discover.ts";
 import { META_KEYS } from "../eras/modern/meta.ts";
-import { modernMethods } from "../eras/modern/methods.ts";
+import { modernMethods } from "../eras/methods/modern.ts";
 import { StateSealer } from "../eras/modern/request_state.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import { resolveTaskOptions } from "../eras/modern/tasks/options.ts";
-import { TaskRunner } from "../eras/modern/tasks/runner.ts";
-import type { createHttpHandler } from "../transports/http/handler.ts";
+import { resolveTaskOptions } from "../eras/tasks/options.ts";
+import { TaskRunner } from "../eras/tasks/runner.ts";
+import type { createHttpHandler } from "../http/handler.ts";
 import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
-import { type ChangeBus, joinChangeBus } from "../store/change_bus.ts";
+import { type ChangeBus, joinChangeBus, type ListName } from "../store/change_bus.ts";
 import { storedStateSecrets } from "../store/sealing_keys.ts";
-import { callTelemetry, telemetryEnabled } from "../telemetry/call_telemetry.ts";
+import { callTelemetry, telemetryEnabled } from "../guardrails/telemetry/call_telemetry.ts";
 
 /** How long close() waits for aborted handlers to settle before flushing the guardrails. */
 const ABORT_WAIT_MS = 1000;
@@ -265,7 +265,7 @@ export function createServer<
     async fetch(request) {
       if (closed) return new Response("Service unavailable", { status: 503 });
       // Loaded on first use: a stdio server never pays for the HTTP code at start-up.
-      http ??= import("../transports/http/handler.ts").then(({ createHttpHandler }) =>
+      http ??= import("../http/handler.ts").then(({ createHttpHandler }) =>
         createHttpHandler({
           dispatcher,
           newSession,

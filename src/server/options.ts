@@ -7,7 +7,8 @@
 
 import { checkTtl } from "../core/cache.ts";
 import type { Implementation } from "../core/lifecycle.ts";
-import { checkSecret, type StateSecret } from "../eras/modern/request_state.ts";
+import { checkSecret } from "../eras/modern/request_state.ts";
+import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ServerOptions } from "./types.ts";
 
 /** The options with every default filled in. */

@@ -8,9 +8,9 @@
  */
 
 import type { MethodHandler, NotificationHandler } from "../dispatcher/dispatcher.ts";
-import type { McpSession } from "../eras/legacy/session.ts";
+import type { McpSession } from "../core/session.ts";
 import { isModernRequest } from "../eras/modern/meta.ts";
-import { methodNotFound, REMOVED_NOTIFICATIONS } from "../eras/modern/methods.ts";
+import { methodNotFound, REMOVED_NOTIFICATIONS } from "../eras/methods/modern.ts";
 
 /** The tables of one era. */
 export interface EraTables {

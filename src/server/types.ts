@@ -5,17 +5,17 @@
  * @module
  */
 
-import type { TaskOptions } from "../eras/modern/tasks/options.ts";
+import type { TaskOptions } from "../eras/tasks/options.ts";
 import type { SharedStore } from "../store/shared_store.ts";
-import type { Guardrail } from "../guardrails/pipeline.ts";
+import type { Guardrail } from "../call/guardrail.ts";
 import type { JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { ObjectSchema } from "../schema/types.ts";
-import type { HttpOptions } from "../transports/http/options.ts";
+import type { HttpOptions } from "../http/options.ts";
 import type { Transport } from "../transports/transport.ts";
 import type { Root } from "../core/client_asks.ts";
 import type { ItemHandle, ItemType } from "../core/registry.ts";
 import type { CacheOptions } from "../eras/modern/caching.ts";
-import type { StateSecret } from "../eras/modern/request_state.ts";
+import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";

@@ -7,8 +7,10 @@
  */
 
 import { isRecord } from "../jsonrpc/messages.ts";
-import type { ListName } from "../core/registry.ts";
 import { type SharedStore, StoreUnavailableError } from "./shared_store.ts";
+
+/** A list a change is announced for. */
+export type ListName = "tools" | "resources" | "prompts";
 
 const CHANNEL = "changes";
 const LISTS: ReadonlySet<string> = new Set(["tools", "prompts", "resources"]);

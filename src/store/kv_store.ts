@@ -9,7 +9,7 @@
  */
 
 import { isRecord } from "../jsonrpc/messages.ts";
-import type { TokenBucket } from "../guardrails/token_bucket.ts";
+import type { TokenBucket } from "./token_bucket.ts";
 import { OutageReporter, reasonOf } from "./outage.ts";
 import {
   type BucketTake,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type BucketStore, MemoryBucketStore } from "../guardrails/bucket_store.ts";
+import { type BucketStore, MemoryBucketStore } from "./bucket_store.ts";
 import type { BucketTake, BucketTakeResult, SetOptions, SharedStore } from "./shared_store.ts";
 import { takeBuckets } from "./take_buckets.ts";
 

@@ -8,8 +8,22 @@
  */
 
 import { isRecord } from "../jsonrpc/messages.ts";
-import type { SecretSource } from "../eras/modern/request_state.ts";
 import type { SharedStore } from "./shared_store.ts";
+
+/** A key as configured: a secret string (at least 32 characters) or 32+ random bytes. */
+export type StateSecret = string | Uint8Array;
+
+/**
+ * Where the keys come from when instances share them: called for the current
+ * list (first seals), again after `refreshMs`, and when a state names a key
+ * not in hand (another instance may have rotated).
+ */
+export interface SecretSource {
+  /** The keys, current first. */
+  load(): Promise<readonly StateSecret[]>;
+  /** How long a loaded list is used before it is loaded again, in ms. */
+  readonly refreshMs: number;
+}
 
 const KEY = "mrtr:keys";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { BucketStore } from "../guardrails/bucket_store.ts";
+import type { BucketStore } from "./bucket_store.ts";
 
 /** One bucket a take draws from: its key, its size and refill, and the cost. */
 export interface BucketTake {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { takeTokens, type TokenBucket } from "../guardrails/token_bucket.ts";
+import { takeTokens, type TokenBucket } from "./token_bucket.ts";
 import type { BucketTake, BucketTakeResult } from "./shared_store.ts";
 
 /** The result of {@linkcode takeBuckets}: the decision, and the buckets to write if allowed. */

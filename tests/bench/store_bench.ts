@@ -9,8 +9,10 @@
  * @module
  */
 
-import { rateLimit } from "../../src/guardrails/rate_limit.ts";
-import type { CallOutcome, GuardedCall, Guardrail } from "../../src/guardrails/pipeline.ts";
+import { rateLimit } from "../../src/guardrails/rate_limit/rate_limit.ts";
+import type { CallOutcome } from "../../src/call/outcome.ts";
+import type { GuardedCall } from "../../src/call/context.ts";
+import type { Guardrail } from "../../src/call/guardrail.ts";
 import { KvStore } from "../../src/store/kv_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { RedisStore } from "../../src/store/redis_store.ts";

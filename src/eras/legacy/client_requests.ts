@@ -19,7 +19,7 @@ import {
 } from "../../core/client_asks.ts";
 import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
-import type { McpSession, OutboundRequestOptions } from "./session.ts";
+import type { McpSession, OutboundRequestOptions } from "../../core/session.ts";
 
 async function send<T>(
   session: McpSession,

@@ -26,7 +26,7 @@ import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import type { LoggingLevel } from "../../core/logging.ts";
 import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
-import type { McpSession, OutboundRequestOptions } from "./session.ts";
+import type { McpSession, OutboundRequestOptions } from "../../core/session.ts";
 
 export type { ContextServices };
 

@@ -10,7 +10,7 @@ import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
 import { type Implementation, MODERN_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { isLoggingLevel, type LoggingLevel } from "../../core/logging.ts";
-import { ModernErrorCode } from "./errors.ts";
+import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 
 /** The `_meta` keys revision 2026-07-28 reserves. */
 export const META_KEYS = {

@@ -8,8 +8,9 @@
 
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import type { CallKind, CallNext, CallOutcome } from "../../guardrails/pipeline.ts";
-import { ModernErrorCode } from "./errors.ts";
+import type { CallKind } from "../../call/context.ts";
+import type { CallNext, CallOutcome } from "../../call/outcome.ts";
+import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 import type { InputLedger } from "./context.ts";
 import { digestArguments, type StateBinding, type StateSealer } from "./request_state.ts";
 

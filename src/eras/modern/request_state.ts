@@ -10,6 +10,7 @@
  */
 
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import type { SecretSource, StateSecret } from "../../store/sealing_keys.ts";
 
 /** What a state is bound to: a retry must match every field. */
 export interface StateBinding {
@@ -49,9 +50,6 @@ const MAX_REMEMBERED = 100_000;
 
 /** The smallest secret accepted, in bytes: an AES-256 key's worth. */
 export const MIN_SECRET_BYTES = 32;
-
-/** A key as configured: a secret string (at least 32 characters) or 32+ random bytes. */
-export type StateSecret = string | Uint8Array;
 
 const VERSION = "w1";
 
@@ -126,18 +124,6 @@ function importKeys(secrets: readonly StateSecret[]): Promise<readonly Key[]> {
     ]);
     return { id, key };
   }));
-}
-
-/**
- * Where the keys come from when instances share them: called for the current
- * list (first seals), again after `refreshMs`, and when a state names a key
- * not in hand (another instance may have rotated).
- */
-export interface SecretSource {
-  /** The keys, current first. */
-  load(): Promise<readonly StateSecret[]>;
-  /** How long a loaded list is used before it is loaded again, in ms. */
-  readonly refreshMs: number;
 }
 
 /** Seals and opens request states with a set of keys; the first seals. */

@@ -7,7 +7,7 @@
 
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
-import type { ListName } from "../../core/registry.ts";
+import type { ListName } from "../../store/change_bus.ts";
 
 /** The notification kinds a client can ask for, as acknowledged. */
 export interface SubscriptionFilter {

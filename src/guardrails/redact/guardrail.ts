@@ -8,7 +8,9 @@
  */
 
 import { isRecord } from "../../jsonrpc/messages.ts";
-import type { CallOutcome, GuardedCall, Guardrail } from "../pipeline.ts";
+import type { CallOutcome } from "../../call/outcome.ts";
+import type { GuardedCall } from "../../call/context.ts";
+import type { Guardrail } from "../../call/guardrail.ts";
 import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
 import { redactContent, redactValue } from "./value.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";

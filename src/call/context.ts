@@ -1,0 +1,69 @@
+/**
+ * The facts of one guarded call: what is called, by whom, in which era.
+ * Plain data that every guardrail decides on and both front doors build.
+ *
+ * @module
+ */
+
+/** What a call is about. */
+export type CallKind = "tool" | "resource" | "prompt";
+
+/** Which protocol era a request arrived in. */
+export type Era = "legacy" | "modern";
+
+/** The client as a request describes it: self-reported, never used for decisions. */
+export interface CallClient {
+  /** `clientInfo` (from `initialize`, or per request in the modern era). */
+  readonly info: { readonly name: string; readonly version: string } | undefined;
+  /** The capabilities the client declared (on the session, or on this request). */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  /** The protocol revision the request is served under. */
+  readonly protocolVersion: string;
+}
+
+/**
+ * The facts of one request that guardrails decide on: plain data, never the
+ * handler's context. The principal is the one configured for the session or
+ * the HTTP request; the client's self-description is never trusted.
+ */
+export interface CallContext {
+  /** Who is calling, as configured; undefined when anonymous. */
+  readonly principal: string | undefined;
+  /** The client's self-description. */
+  readonly client: CallClient;
+  /** The JSON-RPC id of the request. */
+  readonly requestId: string | number;
+  /** Aborts when the client cancels or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** Whether the request was aborted (without creating a signal). */
+  readonly aborted: boolean;
+  /** Whether the client itself cancelled it: then no reply is sent at all. */
+  readonly cancelledByClient: boolean;
+  /** The request's `_meta`, as sent. */
+  readonly _meta: Readonly<Record<string, unknown>> | undefined;
+  /** The protocol era the request arrived in. */
+  readonly era: Era;
+  /**
+   * True on a multi round-trip retry whose sealed `requestState` verified:
+   * the same call continuing, which the rate limiter does not charge again.
+   */
+  readonly continuation: boolean;
+}
+
+/**
+ * One guarded call: a tools/call, resources/read or prompts/get, and every
+ * other request that reads or acts on a named item (completion, resource
+ * subscriptions). Guardrails may pass a changed copy to `next`.
+ */
+export interface GuardedCall {
+  /** What kind of item is called. */
+  readonly kind: CallKind;
+  /** The JSON-RPC method. */
+  readonly method: string;
+  /** The tool or prompt name, or the resource URI. */
+  readonly name: string;
+  /** The call's arguments (empty for resources). */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The request's facts. */
+  readonly context: CallContext;
+}

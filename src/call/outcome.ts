@@ -1,0 +1,43 @@
+/**
+ * How a guarded call ends: a result to send or a protocol error, with the
+ * status the step that ended it set.
+ *
+ * @module
+ */
+
+import type { RpcError } from "../jsonrpc/errors.ts";
+import type { GuardedCall } from "./context.ts";
+
+/** How a call ended. */
+export type CallStatus =
+  | "ok"
+  | "tool_error"
+  | "input_required"
+  | "error"
+  | "denied"
+  | "rate_limited"
+  | "invalid"
+  | "not_found"
+  | "internal_error"
+  | "cancelled";
+
+/**
+ * The end of a call: a result to send, or a protocol error. The step that
+ * ended the call sets the status; nothing downstream rebuilds it from a
+ * wire code. Bad tool arguments are "invalid" either way: a -32602 error,
+ * or (revision 2025-11-25, SEP-1303) an `isError` result the model can read.
+ * "input_required" is an interim multi round-trip result (revision
+ * 2026-07-28); "error" is a protocol error a handler threw itself.
+ */
+export type CallOutcome =
+  | {
+    readonly status: "ok" | "tool_error" | "invalid" | "input_required";
+    readonly result: Record<string, unknown>;
+  }
+  | {
+    readonly status: Exclude<CallStatus, "ok" | "tool_error" | "input_required">;
+    readonly error: RpcError;
+  };
+
+/** The rest of the pipeline, as seen from one guardrail. */
+export type CallNext = (call: GuardedCall) => Promise<CallOutcome>;

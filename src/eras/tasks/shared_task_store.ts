@@ -1,0 +1,236 @@
+/**
+ * {@linkcode SharedTaskStore}: tasks kept on a {@linkcode SharedStore}, so
+ * that every instance sharing the store can poll and cancel a task that
+ * another instance runs.
+ *
+ * The store offers get, set (with TTL and set-if-absent) and pub/sub, no
+ * compare-and-set on a record; so a task's record has one writer, the
+ * instance that runs its handler, and its end is decided by a separate
+ * claim key taken set-if-absent: the first terminal status to claim it is
+ * the task's end, whoever wrote it. Another instance cancels by claiming the
+ * end as "cancelled" and sending a message the owner hears, which then
+ * aborts the handler and writes the record.
+ *
+ * @module
+ */
+
+import type { SetOptions, SharedStore } from "../../store/shared_store.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import {
+  isTerminal,
+  strip,
+  type TaskMessage,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./store.ts";
+
+/** Options for {@linkcode SharedTaskStore}. */
+export interface SharedTaskStoreOptions {
+  /**
+   * The prefix of every key and channel it uses.
+   * @default {"warden:task:"}
+   */
+  prefix?: string;
+  /**
+   * The clock, in ms since the epoch (for the keys' remaining TTL).
+   * @default {Date.now}
+   */
+  now?: () => number;
+}
+
+/** How an end claim is kept: the terminal status and its message. */
+interface EndClaim {
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+}
+
+/** How long a deleted task's tombstone stays, in ms (the seam has no delete). */
+const TOMBSTONE_MS = 60_000;
+
+/** Whether stored JSON is a task record (it was written by `create` or `update`). */
+function isTaskRecord(value: unknown): value is TaskRecord {
+  return isRecord(value) && typeof value.taskId === "string" &&
+    typeof value.status === "string" && typeof value.createdAt === "number";
+}
+
+function parseTask(text: string | undefined): TaskRecord | undefined {
+  if (text === undefined || text === "") return undefined;
+  const value: unknown = JSON.parse(text);
+  return isTaskRecord(value) ? value : undefined;
+}
+
+function parseEnd(text: string | undefined): EndClaim | undefined {
+  if (text === undefined) return undefined;
+  const value: unknown = JSON.parse(text);
+  if (!isRecord(value) || typeof value.status !== "string") return undefined;
+  const status = value.status;
+  if (status !== "completed" && status !== "failed" && status !== "cancelled") return undefined;
+  return typeof value.statusMessage === "string"
+    ? { status, statusMessage: value.statusMessage }
+    : { status };
+}
+
+function parseMessage(text: string): TaskMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || typeof value.taskId !== "string") return undefined;
+  if (value.kind === "cancel" && typeof value.reason === "string") {
+    return { taskId: value.taskId, kind: "cancel", reason: value.reason };
+  }
+  if (value.kind === "input" && isRecord(value.responses)) {
+    return { taskId: value.taskId, kind: "input", responses: value.responses };
+  }
+  return undefined;
+}
+
+/**
+ * A {@linkcode TaskStore} over a {@linkcode SharedStore}: each task is a
+ * JSON record whose key expires with the task's TTL. `createServer({ store })`
+ * uses one unless `tasks.store` is given.
+ *
+ * What it guarantees: the first terminal status claimed is the task's end
+ * on every instance (a cancel from another instance is never lost to a
+ * completion racing it, nor the reverse). What it needs: the instance that
+ * runs a task stays up while the task works or waits for input (answers
+ * and cancels given elsewhere travel to it as messages; if it is gone, a
+ * cancel still ends the task, but answers are lost). It keeps no bound of
+ * its own on count or size: the backend's memory is the bound.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { MemoryStore } from "@warden/mcp/store";
+ * import { SharedTaskStore } from "@warden/mcp/tasks";
+ * const shared = new MemoryStore();
+ * const server = createServer({
+ *   name: "jobs",
+ *   version: "1.0.0",
+ *   tasks: { store: new SharedTaskStore(shared, { prefix: "jobs:task:" }) },
+ * });
+ * ```
+ */
+export class SharedTaskStore implements TaskStore {
+  readonly #store: SharedStore;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  /**
+   * Creates the store; it holds nothing open of its own.
+   *
+   * @param store The shared store (closed by its owner, not by this).
+   * @param options The key prefix and the clock.
+   */
+  constructor(store: SharedStore, options: SharedTaskStoreOptions = {}) {
+    this.#store = store;
+    this.#prefix = options.prefix ?? "warden:task:";
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Stores a new task; refuses an id that is taken. */
+  async create(task: TaskRecord): Promise<void> {
+    const written = await this.#store.set(
+      this.#key(task.taskId),
+      JSON.stringify(task),
+      this.#expiry(task, true),
+    );
+    if (!written) throw new Error(`Cannot create task: id ${task.taskId} is taken`);
+  }
+
+  /** The task, with a claimed end it shows before its owner wrote it. */
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const task = await this.#read(taskId);
+    if (task === undefined || isTerminal(task.status)) return task;
+    const end = parseEnd(await this.#store.get(this.#endKey(taskId)));
+    // A claimed cancel shows at once; a claimed completion shows with its result, once written.
+    return end?.status === "cancelled" ? strip({ ...task, ...end }) : task;
+  }
+
+  /**
+   * Changes a task. A terminal patch first claims the end: when another
+   * status claimed it first, that one is written instead.
+   */
+  async update(taskId: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    const current = await this.#read(taskId);
+    if (current === undefined) return undefined;
+    if (isTerminal(current.status)) return current;
+    let next: TaskRecord;
+    const endKey = this.#endKey(taskId);
+    if (patch.status !== undefined && isTerminal(patch.status)) {
+      const claim: EndClaim = patch.statusMessage === undefined
+        ? { status: patch.status }
+        : { status: patch.status, statusMessage: patch.statusMessage };
+      const won = await this.#store.set(endKey, JSON.stringify(claim), this.#expiry(current, true));
+      const end = won ? claim : parseEnd(await this.#store.get(endKey));
+      next = won || end === undefined || end.status === patch.status
+        ? strip({ ...current, ...patch })
+        : strip({ ...current, ...end, lastUpdatedAt: patch.lastUpdatedAt ?? this.#now() });
+    } else {
+      const end = parseEnd(await this.#store.get(endKey));
+      // The end is claimed: progress after it is not written, the record ends now.
+      next = end === undefined ? strip({ ...current, ...patch }) : strip({ ...current, ...end });
+    }
+    const expiry = this.#expiry(current, false);
+    // Expired between the read and now: writing would bring it back.
+    if (expiry.ttlMs !== undefined && expiry.ttlMs <= 0) return undefined;
+    await this.#store.set(this.#key(taskId), JSON.stringify(next), expiry);
+    return next;
+  }
+
+  /** Forgets a task (a short-lived tombstone: the seam has no delete). */
+  async delete(taskId: string): Promise<void> {
+    await this.#store.set(this.#key(taskId), "", { ttlMs: TOMBSTONE_MS });
+  }
+
+  /** Nothing to do: the backend expires the keys. */
+  expire(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** Nothing to release: the shared store is closed by the server. */
+  close(): void {}
+
+  /** Sends `message` to every instance sharing the store. */
+  async send(message: TaskMessage): Promise<void> {
+    await this.#store.publish(this.#channel(), JSON.stringify(message));
+  }
+
+  /** Hears every well-formed message sent through the store. */
+  listen(listener: (message: TaskMessage) => void): Promise<() => void> {
+    return this.#store.subscribe(this.#channel(), (text) => {
+      const message = parseMessage(text);
+      if (message !== undefined) listener(message);
+    });
+  }
+
+  /** The stored task unless its TTL has passed (Deno KV may serve a key past its expiry). */
+  async #read(taskId: string): Promise<TaskRecord | undefined> {
+    const task = parseTask(await this.#store.get(this.#key(taskId)));
+    if (task === undefined) return undefined;
+    return task.ttlMs !== null && this.#now() >= task.createdAt + task.ttlMs ? undefined : task;
+  }
+
+  #key(taskId: string): string {
+    return `${this.#prefix}${taskId}`;
+  }
+
+  #endKey(taskId: string): string {
+    return `${this.#prefix}end:${taskId}`;
+  }
+
+  #channel(): string {
+    return `${this.#prefix}messages`;
+  }
+
+  /** A write of the task's keys: they expire with the task (never, for a null TTL). */
+  #expiry(task: TaskRecord, ifAbsent: boolean): SetOptions {
+    return task.ttlMs === null
+      ? { ifAbsent }
+      : { ttlMs: task.createdAt + task.ttlMs - this.#now(), ifAbsent };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Tasks on the wire (revision 2026-07-28, tasks extension): the shape
+ * tasks/get and notifications/tasks show, how a run's outcome becomes a
+ * task's end, and the error every hidden task gets.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import type { CallOutcome } from "../../call/outcome.ts";
+import type { TaskPatch, TaskRecord } from "./store.ts";
+
+/** -32602 with the usual prefix. */
+export function invalid(message: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** The error for a task that is unknown, expired or another principal's: all look alike. */
+export function taskNotFound(): RpcError {
+  return invalid("Failed to retrieve task: Task not found");
+}
+
+/** The fields every view of a task has: its id, status, times and polling hints. */
+export function taskFields(task: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+  };
+}
+
+/** A task as the wire shows it (tasks/get, notifications/tasks), before redaction. */
+export function wireTask(task: TaskRecord): Record<string, unknown> {
+  const shown = taskFields(task);
+  if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
+  if (task.status === "completed" && task.result !== undefined) shown.result = task.result;
+  if (task.status === "failed" && task.error !== undefined) shown.error = task.error;
+  if (task.status === "input_required") shown.inputRequests = task.inputRequests ?? {};
+  return shown;
+}
+
+/** The end of a run, as the task records it. */
+export function endOf(outcome: CallOutcome): TaskPatch {
+  if ("result" in outcome) {
+    if (outcome.status === "input_required") {
+      return failure(ErrorCode.InternalError, "The task ended waiting for input");
+    }
+    // A tool error is a completed call whose result says isError (never "failed").
+    return { status: "completed", result: outcome.result };
+  }
+  if (outcome.status === "cancelled") return { status: "cancelled" };
+  const { code, message, data } = outcome.error;
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return { status: "failed", statusMessage: message, error };
+}
+
+/** A failed end with a JSON-RPC error. */
+export function failure(code: number, message: string): TaskPatch {
+  return { status: "failed", statusMessage: message, error: { code, message } };
+}

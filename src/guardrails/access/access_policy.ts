@@ -1,0 +1,417 @@
+/**
+ * The access policy: which tools, resources and prompts exist for a caller.
+ * The core is a pure decision ({@linkcode decideAccess}) over a policy
+ * compiled once at start-up; {@linkcode accessPolicy} is the guardrail that
+ * puts it in the call pipeline.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { assertGlobPattern, compileGlob } from "./glob.ts";
+import type { CallKind, GuardedCall } from "../../call/context.ts";
+import type { Guardrail } from "../../call/guardrail.ts";
+
+/**
+ * The three kinds of item a server exposes: the pipeline's
+ * {@linkcode CallKind} under the name the policy options use.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ItemKind } from "@warden/mcp/guardrails";
+ * const kinds: readonly ItemKind[] = ["tool", "resource", "prompt"];
+ * ```
+ */
+export type ItemKind = CallKind;
+
+/**
+ * Allow and deny globs for one kind of item (see {@linkcode compileGlob} for
+ * the glob syntax). Tools and prompts match by name, resources by URI.
+ */
+export interface AccessRules {
+  /**
+   * When present, only matching items are visible; an empty list hides all.
+   * @default {undefined} (no allow list: everything not denied is visible)
+   */
+  allow?: readonly string[];
+  /**
+   * Matching items are hidden, whatever any allow list says.
+   * @default {[]}
+   */
+  deny?: readonly string[];
+}
+
+/** The rules of one principal, added to the rules for everyone. */
+export interface PrincipalRules {
+  /** Rules for tools, by name. @default {{}} */
+  tools?: AccessRules;
+  /** Rules for resources, by URI. @default {{}} */
+  resources?: AccessRules;
+  /** Rules for prompts, by name. @default {{}} */
+  prompts?: AccessRules;
+}
+
+/** Options for {@linkcode compileAccessPolicy}. Plain data, so it can come from a JSON file. */
+export interface AccessPolicyOptions extends PrincipalRules {
+  /**
+   * Rules per principal (the authenticated caller's id), applied on top of
+   * the rules for everyone. Matched by exact, case-sensitive name.
+   * @default {{}}
+   */
+  principals?: Readonly<Record<string, PrincipalRules>>;
+}
+
+/**
+ * The outcome of {@linkcode decideAccess}. `reason` names the rule that
+ * decided, for the audit log and stderr; it is never sent to the client.
+ */
+export interface AccessDecision {
+  /** Whether the item exists for this caller. */
+  allowed: boolean;
+  /** Which rule decided, e.g. `denied by tools.deny[0] "delete_*"`. */
+  reason?: string;
+}
+
+/**
+ * A compiled, frozen access policy. Its rules are private: the object only
+ * proves it came from {@linkcode compileAccessPolicy}, which validated them.
+ */
+export interface AccessPolicy {
+  /** Brand telling policies apart from other objects. */
+  readonly type: "warden.access-policy";
+}
+
+/** A decision made once, at compile time, and shared by every call it decides. */
+type Verdict = Readonly<Required<AccessDecision>>;
+
+interface Rule {
+  readonly matches: (name: string) => boolean;
+  /** The decision when this rule is the one that matched. */
+  readonly verdict: Verdict;
+}
+
+interface KindRules {
+  readonly allow:
+    | { readonly path: string; readonly rules: readonly Rule[]; readonly missed: Verdict }
+    | undefined;
+  readonly deny: readonly Rule[];
+}
+
+type RuleSet = ReadonlyMap<ItemKind, KindRules>;
+
+interface Compiled {
+  readonly everyone: RuleSet;
+  readonly principals: ReadonlyMap<string, RuleSet>;
+}
+
+const PREFIX = "Invalid access policy";
+const NOT_A_STRING: Verdict = verdict(false, "name is not a string");
+const UNKNOWN_KIND: Verdict = verdict(false, "unknown item kind");
+const NO_ALLOW_LIST: Verdict = verdict(true, "no allow list");
+const MAX_LABEL_LENGTH = 80;
+const KINDS: ReadonlyMap<string, ItemKind> = new Map([
+  ["tools", "tool"],
+  ["resources", "resource"],
+  ["prompts", "prompt"],
+]);
+// Rules live here rather than on the policy, so a forged object decides nothing.
+const compiledPolicies = new WeakMap<AccessPolicy, Compiled>();
+
+/**
+ * Validates access options and compiles their globs, once, at start-up.
+ *
+ * An unknown key anywhere is an error rather than ignored, because a typo
+ * such as `deny` spelt `deney` would silently open the server. Errors name
+ * the place, e.g. `Invalid access policy: unknown key "tool" at the top
+ * level, expected one of tools, resources, prompts, principals` or
+ * `Invalid access policy: glob is empty at principals["alice"].tools.deny[1]`.
+ *
+ * @param options The rules for everyone and per principal.
+ * @returns A frozen policy for {@linkcode decideAccess}.
+ * @throws {TypeError} If a value has the wrong type or a key is unknown.
+ * @throws {RangeError} If a glob is empty or too long.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileAccessPolicy } from "@warden/mcp/guardrails";
+ * const policy = compileAccessPolicy({
+ *   tools: { deny: ["delete_*"] },
+ *   principals: { admin: { tools: { allow: ["*"] } } },
+ * });
+ * ```
+ */
+export function compileAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
+  const top = entriesOf(options, "the top level");
+  const everyone = compileRuleSet(top, "", ["principals"]);
+  const principals = new Map<string, RuleSet>();
+  const principalsValue = top.get("principals");
+  if (principalsValue !== undefined) {
+    for (const [principal, value] of entriesOf(principalsValue, "principals")) {
+      const path = `principals[${JSON.stringify(principal)}]`;
+      if (value === undefined) continue;
+      principals.set(principal, compileRuleSet(entriesOf(value, path), `${path}.`, []));
+    }
+  }
+  const policy: AccessPolicy = Object.freeze({ type: "warden.access-policy" });
+  compiledPolicies.set(policy, { everyone, principals });
+  return policy;
+}
+
+/**
+ * Decides whether an item exists for a caller.
+ *
+ * - The rules for everyone apply to every caller; a principal's own rules add
+ *   to them. An unknown principal, or none (`undefined`), gets just the rules
+ *   for everyone.
+ * - Deny beats allow: a name matching any deny glob, at either level, is
+ *   denied.
+ * - The allow list in effect for a kind is the principal's own, if it has one
+ *   for that kind, otherwise the one for everyone. If a list is in effect and
+ *   no glob in it matches, the item is denied. With no allow list at all,
+ *   everything not denied is allowed.
+ * - Matching is exact: case-sensitive, over the whole name, with no trimming
+ *   or Unicode normalisation, so `Get_Order`, `get_order ` and a homoglyph are
+ *   all different names from `get_order`.
+ * - A `name` that is not a string, or an unknown `kind`, is denied.
+ *
+ * @param policy A policy from {@linkcode compileAccessPolicy}.
+ * @param principal The caller's id, or `undefined` for an anonymous caller.
+ * @param kind The kind of item.
+ * @param name The tool or prompt name, or the resource URI.
+ * @returns Whether the item is allowed, and which rule decided.
+ * @throws {TypeError} If `policy` did not come from `compileAccessPolicy()`.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileAccessPolicy, decideAccess } from "@warden/mcp/guardrails";
+ * const policy = compileAccessPolicy({ tools: { deny: ["delete_*"] } });
+ * console.assert(decideAccess(policy, "alice", "tool", "get_order").allowed);
+ * console.assert(!decideAccess(policy, "alice", "tool", "delete_order").allowed);
+ * ```
+ */
+export function decideAccess(
+  policy: AccessPolicy,
+  principal: string | undefined,
+  kind: ItemKind,
+  name: string,
+): AccessDecision {
+  const { allowed, reason } = decide(compiledOf(policy), principal, kind, name);
+  return { allowed, reason };
+}
+
+function compiledOf(policy: AccessPolicy): Compiled {
+  const compiled = compiledPolicies.get(policy);
+  if (compiled === undefined) {
+    throw new TypeError(`${PREFIX}: expected a policy from compileAccessPolicy()`);
+  }
+  return compiled;
+}
+
+/** {@linkcode decideAccess} without the copy: the verdicts are built at compile time. */
+function decide(
+  compiled: Compiled,
+  principal: string | undefined,
+  kind: ItemKind,
+  name: string,
+): Verdict {
+  if (typeof name !== "string") return NOT_A_STRING;
+  const everyone = compiled.everyone.get(kind);
+  if (everyone === undefined) return UNKNOWN_KIND;
+  const own = typeof principal === "string"
+    ? compiled.principals.get(principal)?.get(kind)
+    : undefined;
+  const denied = firstMatch(everyone.deny, name) ?? firstMatch(own?.deny, name);
+  if (denied !== undefined) return denied.verdict;
+  const allow = own?.allow ?? everyone.allow;
+  if (allow === undefined) return NO_ALLOW_LIST;
+  return firstMatch(allow.rules, name)?.verdict ?? allow.missed;
+}
+
+function verdict(allowed: boolean, reason: string): Verdict {
+  return Object.freeze({ allowed, reason });
+}
+
+/** What {@linkcode accessPolicy} reports to, besides the client. */
+export interface AccessPolicyDeps {
+  /**
+   * Called with each refused call and the rule that refused it (the
+   * decision's `reason`), e.g. for an audit log or stderr. The reason never
+   * goes on the wire. A throw from it is not caught: the call stays refused,
+   * but the client then gets -32603 instead of -32001.
+   * @default {undefined} (nothing is reported)
+   */
+  onDenied?: (call: GuardedCall, reason: string) => void;
+}
+
+/**
+ * The access policy as a pipeline guardrail (`stage: "access"`).
+ *
+ * The options are compiled once, here, so a bad policy fails at start-up.
+ * A refused call never reaches the rest of the pipeline: it ends with
+ * -32001 and the message `Access denied: <kind> "<name>"`, the name written
+ * as a JSON string (quotes and control characters escaped) and cut to 80
+ * characters with `…`. The message says nothing else: not the rule, not the
+ * principal, so a client learns no more about the policy than that this
+ * item is not for it. `visible` hides the same items from the list methods.
+ *
+ * @param options The rules for everyone and per principal.
+ * @param deps Where refusal reasons go.
+ * @returns The guardrail, for `createServer({ guardrails })`.
+ * @throws {TypeError} If a value in `options` has the wrong type or a key is unknown.
+ * @throws {RangeError} If a glob in `options` is empty or too long.
+ *
+ * @example Read-only tools for everyone, every tool for admins
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { accessPolicy } from "@warden/mcp/guardrails";
+ * const server = createServer({
+ *   name: "orders",
+ *   version: "1.0.0",
+ *   principal: "support",
+ *   guardrails: [
+ *     accessPolicy(
+ *       {
+ *         tools: { allow: ["get_*", "list_*"] },
+ *         principals: { admin: { tools: { allow: ["*"] } } },
+ *       },
+ *       { onDenied: (call, reason) => console.error(`denied ${call.name}: ${reason}`) },
+ *     ),
+ *   ],
+ * });
+ * ```
+ */
+export function accessPolicy(options: AccessPolicyOptions, deps: AccessPolicyDeps = {}): Guardrail {
+  const compiled = compiledOf(compileAccessPolicy(options));
+  const onDenied = deps.onDenied;
+  return {
+    name: "access-policy",
+    stage: "access",
+    // Not async: an allowed call hands on `next`'s promise without another hop.
+    run(call, next) {
+      const decision = decide(compiled, call.context.principal, call.kind, call.name);
+      if (decision.allowed) return next(call);
+      try {
+        onDenied?.(call, decision.reason);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve({
+        status: "denied",
+        error: new RpcError(
+          ErrorCode.AccessDenied,
+          `Access denied: ${itemLabel(call.kind, call.name)}`,
+        ),
+      });
+    },
+    visible(item, principal) {
+      return decide(compiled, principal, item.kind, item.name).allowed;
+    },
+  };
+}
+
+/**
+ * Names an item in a message for the client: the kind, then the name as a
+ * JSON string, cut to 80 characters with `…`. JSON escaping keeps a crafted
+ * name from breaking the message or a log line; the cut keeps a huge name
+ * from being echoed whole.
+ *
+ * @internal Shared with the rate limiter; not part of the public API.
+ * @param kind The kind of item.
+ * @param name The tool or prompt name, or the resource URI.
+ * @returns E.g. `tool "get_order"`.
+ */
+export function itemLabel(kind: CallKind, name: string): string {
+  if (typeof name !== "string") return `${kind} (name is not a string)`;
+  if (name.length <= MAX_LABEL_LENGTH) return `${kind} ${JSON.stringify(name)}`;
+  let shown = name.slice(0, MAX_LABEL_LENGTH);
+  // Don't leave half of a surrogate pair at the cut.
+  const last = shown.charCodeAt(shown.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) shown = shown.slice(0, -1);
+  return `${kind} ${JSON.stringify(`${shown}…`)}`;
+}
+
+function firstMatch(rules: readonly Rule[] | undefined, name: string): Rule | undefined {
+  if (rules === undefined) return undefined;
+  for (const rule of rules) if (rule.matches(name)) return rule;
+  return undefined;
+}
+
+function compileRuleSet(
+  entries: ReadonlyMap<string, unknown>,
+  prefix: string,
+  otherKeys: readonly string[],
+): RuleSet {
+  for (const key of entries.keys()) {
+    if (!KINDS.has(key) && !otherKeys.includes(key)) {
+      const expected = [...KINDS.keys(), ...otherKeys].join(", ");
+      const where = prefix === "" ? "the top level" : prefix.slice(0, -1);
+      throw new TypeError(
+        `${PREFIX}: unknown key ${JSON.stringify(key)} at ${where}, expected one of ${expected}`,
+      );
+    }
+  }
+  const ruleSet = new Map<ItemKind, KindRules>();
+  for (const [key, kind] of KINDS) {
+    const value = entries.get(key);
+    const path = `${prefix}${key}`;
+    const rules = value === undefined ? new Map<string, unknown>() : entriesOf(value, path);
+    for (const ruleKey of rules.keys()) {
+      if (ruleKey !== "allow" && ruleKey !== "deny") {
+        throw new TypeError(
+          `${PREFIX}: unknown key ${JSON.stringify(ruleKey)} at ${path}, expected allow or deny`,
+        );
+      }
+    }
+    const allow = rules.get("allow");
+    const deny = rules.get("deny");
+    ruleSet.set(kind, {
+      allow: allow === undefined ? undefined : {
+        path: `${path}.allow`,
+        rules: compileList(allow, `${path}.allow`, true),
+        missed: verdict(false, `not in ${path}.allow`),
+      },
+      deny: deny === undefined ? [] : compileList(deny, `${path}.deny`, false),
+    });
+  }
+  return ruleSet;
+}
+
+function compileList(value: unknown, path: string, allows: boolean): readonly Rule[] {
+  if (!Array.isArray(value)) {
+    throw new TypeError(`${PREFIX}: expected an array of globs at ${path}, got ${typeOf(value)}`);
+  }
+  const rules: Rule[] = [];
+  for (let index = 0; index < value.length; index++) {
+    const pattern: unknown = value[index];
+    const source = `${path}[${index}]`;
+    assertGlobPattern(pattern, PREFIX, source);
+    const described = `${source} ${JSON.stringify(pattern)}`;
+    rules.push({
+      matches: compileGlob(pattern),
+      verdict: verdict(allows, `${allows ? "allowed" : "denied"} by ${described}`),
+    });
+  }
+  return rules;
+}
+
+/** Own enumerable entries of a plain object, in a Map so no key reaches a prototype. */
+function entriesOf(value: unknown, path: string): Map<string, unknown> {
+  if (!isPlainObject(value)) {
+    throw new TypeError(`${PREFIX}: expected an object at ${path}, got ${typeOf(value)}`);
+  }
+  return new Map(Object.entries(value));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value !== "object") return typeof value;
+  const constructor: unknown = Object.getPrototypeOf(value)?.constructor;
+  return typeof constructor === "function" && constructor.name !== "" ? constructor.name : "object";
+}

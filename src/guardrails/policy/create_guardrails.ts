@@ -1,0 +1,327 @@
+/**
+ * All four guardrails from one configuration object: the shape a JSONC
+ * policy file has, and the same settings in code.
+ *
+ * @module
+ */
+
+import { isRecord } from "../../jsonrpc/messages.ts";
+import {
+  accessPolicy,
+  type AccessPolicyOptions,
+  compileAccessPolicy,
+} from "../access/access_policy.ts";
+import { auditLog } from "../audit/audit_log.ts";
+import type { AuditSink } from "../audit/audit.ts";
+import { fileAuditSink, stderrAuditSink } from "../audit/audit_sinks.ts";
+import type { BucketStore } from "../../store/bucket_store.ts";
+import type { Guardrail } from "../../call/guardrail.ts";
+import {
+  compileRateLimits,
+  rateLimit,
+  type RateLimiterDeps,
+  type RateLimiterOptions,
+} from "../rate_limit/rate_limit.ts";
+import { compileRedactor, type RedactorOptions } from "../redact/engine.ts";
+import { redaction } from "../redact/guardrail.ts";
+import { checkStoreUrl, openStore } from "../../store/open_store.ts";
+import type { SharedStore } from "../../store/shared_store.ts";
+import type { StoreOutagePolicy } from "../rate_limit/shared_rate_limit.ts";
+import { otelAuditSink } from "../telemetry/otel_audit_sink.ts";
+
+/** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
+export type AuditTarget =
+  | "stderr"
+  | "otel"
+  | { file: string; durable?: boolean }
+  | AuditSink
+  | false;
+
+/**
+ * Every guardrail setting. The JSONC policy file has exactly this shape
+ * (with `audit` limited to "stderr", "otel", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
+ * redaction patterns given as strings).
+ */
+export interface GuardrailsConfig {
+  /**
+   * The principal sessions run as, unless `--principal` or `connect()` names
+   * another. `createGuardrails()` hands it to the server through the
+   * guardrails, so `createServer({ guardrails })` applies it; a server given
+   * a different `principal` refuses to start.
+   */
+  principal?: string;
+  /** Allow and deny lists per kind, optionally per principal. Absent: everything allowed. */
+  access?: AccessPolicyOptions;
+  /** Token-bucket rules. Absent: no limits. */
+  rateLimit?: RateLimiterOptions;
+  /**
+   * Masking of outgoing data: options, `true` for the defaults, `false` or
+   * absent for none. In a policy file, `"gitleaksRules": "FILE.toml"` adds
+   * the rules of a gitleaks configuration (a relative path is resolved
+   * against the policy file's directory); in code, pass
+   * `rules: await loadGitleaksRules(FILE)` instead.
+   */
+  redact?: (RedactorOptions & { gitleaksRules?: string }) | boolean;
+  /** The audit log's destination. Absent or false: no audit log. */
+  audit?: AuditTarget;
+  /**
+   * Where state shared between instances lives: `"memory"` (this process),
+   * `"redis://HOST:PORT/DB"` or `"kv:PATH"` (`"kv:"` for Deno KV's default
+   * database). Absent: memory.
+   */
+  store?: string;
+  /** What rate-limited calls get while the store is unreachable. Absent: `"fail-closed"`. */
+  storeOutage?: StoreOutagePolicy;
+}
+
+/** Clocks and stores for the stateful edges, injectable for tests. */
+export interface GuardrailsDeps {
+  /** Wall clock in ms (audit times, bucket refills). */
+  now?: () => number;
+  /** Where token buckets live. */
+  store?: BucketStore;
+  /** An already open shared store; wins over the configuration's `store` URL. */
+  shared?: SharedStore;
+}
+
+const KEYS: ReadonlySet<string> = new Set([
+  "principal",
+  "access",
+  "rateLimit",
+  "redact",
+  "audit",
+  "store",
+  "storeOutage",
+]);
+
+function isSink(value: unknown): value is AuditSink {
+  return isRecord(value) && typeof value.write === "function" && typeof value.flush === "function";
+}
+
+function checkAudit(value: unknown): AuditTarget {
+  if (value === "stderr" || value === "otel" || value === false || isSink(value)) return value;
+  if (isRecord(value)) {
+    for (const key of Object.keys(value)) {
+      if (key !== "file" && key !== "durable") {
+        throw new TypeError(`unknown key ${JSON.stringify(key)} at audit`);
+      }
+    }
+    if (value.durable !== undefined && typeof value.durable !== "boolean") {
+      throw new TypeError("audit.durable must be true or false");
+    }
+    if (typeof value.file === "string" && value.file.length > 0) {
+      return value.durable === true ? { file: value.file, durable: true } : { file: value.file };
+    }
+    throw new TypeError("audit.file must be a non-empty string");
+  }
+  throw new TypeError('audit must be "stderr", "otel", false or { "file": PATH }');
+}
+
+/**
+ * Checks a configuration read from JSON: unknown keys and wrong types are
+ * reported with their path (`TypeError`/`RangeError`), and every section is
+ * compiled once so that a bad rule fails here, before the server starts.
+ *
+ * @example
+ * ```ts
+ * import { checkGuardrailsConfig } from "@warden/mcp/guardrails";
+ * const config = checkGuardrailsConfig({ access: { tools: { deny: ["cancel_*"] } } });
+ * ```
+ */
+export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
+  if (!isRecord(value)) throw new TypeError("expected an object at the top level");
+  for (const key of Object.keys(value)) {
+    if (!KEYS.has(key)) {
+      throw new TypeError(
+        `unknown key ${JSON.stringify(key)} at the top level, expected one of ${
+          [...KEYS].join(", ")
+        }`,
+      );
+    }
+  }
+  const config: GuardrailsConfig = {};
+  const { principal, access, rateLimit: limits, redact, audit } = value;
+  if (principal !== undefined) {
+    if (typeof principal !== "string" || principal.length === 0) {
+      throw new TypeError("principal must be a non-empty string");
+    }
+    config.principal = principal;
+  }
+  // Each compile function checks its section in full at run time, with paths;
+  // the casts only hand over data those checks have accepted.
+  if (access !== undefined) {
+    config.access = prefixed("access", () => {
+      compileAccessPolicy(access as AccessPolicyOptions);
+      return access as AccessPolicyOptions;
+    });
+  }
+  if (limits !== undefined) {
+    config.rateLimit = prefixed("rateLimit", () => {
+      compileRateLimits(limits as RateLimiterOptions);
+      return limits as RateLimiterOptions;
+    });
+  }
+  if (redact !== undefined) {
+    config.redact = prefixed(
+      "redact",
+      () => typeof redact === "boolean" ? redact : checkRedactOptions(redact),
+    );
+  }
+  if (audit !== undefined) config.audit = checkAudit(audit);
+  if (value.store !== undefined) config.store = checkStoreUrl(value.store, "store");
+  const outage = value.storeOutage;
+  if (outage !== undefined) {
+    if (outage !== "fail-closed" && outage !== "fail-open") {
+      throw new RangeError(
+        `storeOutage must be "fail-closed" or "fail-open", got ${JSON.stringify(outage)}`,
+      );
+    }
+    config.storeOutage = outage;
+  }
+  return config;
+}
+
+const REDACT_KEYS: Readonly<
+  Record<string, "boolean|list" | "list" | "boolean" | "string" | "integer" | "rules">
+> = {
+  presets: "boolean|list",
+  patterns: "list",
+  rules: "rules",
+  gitleaksRules: "string",
+  keys: "list",
+  defaultKeys: "boolean",
+  mask: "string",
+  maxDepth: "integer",
+};
+
+/** Checks the redact section's shape, so a typo can't silently drop a rule. */
+function checkRedactOptions(value: unknown): RedactorOptions {
+  if (!isRecord(value)) throw new TypeError("expected true, false or an object");
+  for (const [key, item] of Object.entries(value)) {
+    const kind = REDACT_KEYS[key];
+    if (!Object.hasOwn(REDACT_KEYS, key) || kind === undefined) {
+      throw new TypeError(
+        `unknown key ${JSON.stringify(key)}, expected one of ${
+          Object.keys(REDACT_KEYS).join(", ")
+        }`,
+      );
+    }
+    const isList = Array.isArray(item) &&
+      item.every((entry) => typeof entry === "string" || entry instanceof RegExp);
+    const ok = kind === "rules"
+      ? Array.isArray(item) && item.every(isRecord)
+      : kind === "list"
+      ? isList
+      : kind === "boolean|list"
+      ? typeof item === "boolean" || isList
+      : kind === "boolean"
+      ? typeof item === "boolean"
+      : kind === "string"
+      ? typeof item === "string"
+      : Number.isInteger(item);
+    if (!ok) {
+      const expected = kind === "rules"
+        ? "a list of rule objects"
+        : kind === "string"
+        ? "a non-empty string"
+        : kind === "boolean|list"
+        ? "true, false or a list of strings"
+        : kind === "list"
+        ? "a list of strings"
+        : `a ${kind}`;
+      throw new TypeError(`${key} must be ${expected}`);
+    }
+  }
+  if (value.gitleaksRules === "") throw new TypeError("gitleaksRules must be a non-empty string");
+  // The shape is checked above; compileRedactor checks the values (regexes, presets).
+  const { gitleaksRules: _, ...options } = value;
+  compileRedactor(options as RedactorOptions);
+  return value as RedactorOptions;
+}
+
+function prefixed<T>(section: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const message = `${section}: ${error.message}`;
+    if (error instanceof RangeError) throw new RangeError(message);
+    if (error instanceof SyntaxError) throw new SyntaxError(message);
+    throw new TypeError(message);
+  }
+}
+
+/**
+ * Builds the guardrails a configuration asks for, sharing one redactor
+ * between the redaction step and the audit log (whose arguments are masked
+ * with the default rules when redaction is off). Pass the result as
+ * `createServer({ guardrails })`.
+ *
+ * @example The order desk's policy in code
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { createGuardrails } from "@warden/mcp/guardrails";
+ * const server = createServer({
+ *   name: "desk",
+ *   version: "1.0.0",
+ *   guardrails: createGuardrails({
+ *     access: { tools: { deny: ["cancel_order"] } },
+ *     rateLimit: { rules: [{ scope: "tool", match: ["get_order"], capacity: 5, refillPerSecond: 1 }] },
+ *     redact: { patterns: ["ODK-[A-Za-z0-9]{24,}"] },
+ *     audit: "stderr",
+ *   }),
+ * });
+ * ```
+ */
+export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps = {}): Guardrail[] {
+  const checked = checkGuardrailsConfig(config);
+  const guardrails: Guardrail[] = [];
+  if (checked.principal !== undefined) {
+    // Carries the policy's principal to the server; it decides nothing itself.
+    guardrails.push({
+      name: "principal",
+      stage: "custom",
+      principal: checked.principal,
+      run: (call, next) => next(call),
+    });
+  }
+  let redactor = undefined;
+  if (checked.redact !== undefined && checked.redact !== false) {
+    if (checked.redact !== true && checked.redact.gitleaksRules !== undefined) {
+      throw new TypeError(
+        "redact: gitleaksRules is read by loadPolicyFile()/parsePolicy(); in code, pass rules: await loadGitleaksRules(FILE)",
+      );
+    }
+    const step = redaction(checked.redact === true ? {} : checked.redact);
+    redactor = step.redactor;
+    guardrails.push(step);
+  }
+  if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
+  if (checked.rateLimit !== undefined) {
+    const limiterDeps: RateLimiterDeps = {};
+    if (deps.now !== undefined) limiterDeps.now = deps.now;
+    if (deps.store !== undefined) limiterDeps.store = deps.store;
+    // A store named only in the configuration is opened here, for the limits alone;
+    // serverSetup() opens it once and hands it to both the limits and the server.
+    const shared = deps.shared ??
+      (checked.store === undefined ? undefined : openStore(checked.store));
+    if (shared !== undefined) limiterDeps.shared = shared;
+    if (checked.storeOutage !== undefined) limiterDeps.onOutage = checked.storeOutage;
+    guardrails.push(rateLimit(checked.rateLimit, limiterDeps));
+  }
+  const audit = checked.audit;
+  if (audit !== undefined && audit !== false) {
+    const sink = audit === "stderr"
+      ? stderrAuditSink()
+      : audit === "otel"
+      ? otelAuditSink()
+      : isSink(audit)
+      ? audit
+      : fileAuditSink(audit.file, { durable: audit.durable === true });
+    const options: Parameters<typeof auditLog>[0] = { sink };
+    if (redactor !== undefined) options.redactor = redactor;
+    if (deps.now !== undefined) options.now = deps.now;
+    guardrails.push(auditLog(options));
+  }
+  return guardrails;
+}

@@ -1,0 +1,610 @@
+/**
+ * Rate limits: which calls share a token bucket, and whether a call may
+ * pass. The core is pure ({@linkcode compileRateLimits},
+ * {@linkcode bucketKeys}, {@linkcode decideRateLimit}): buckets and the clock
+ * go in, a decision and new buckets come out. {@linkcode createRateLimiter}
+ * is the stateful edge that keeps buckets in a {@linkcode BucketStore}, and
+ * {@linkcode rateLimit} is the guardrail that puts it in the call pipeline.
+ * The bucket arithmetic is in `token_bucket.ts`, the stores in
+ * `bucket_store.ts`.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { itemLabel } from "../access/access_policy.ts";
+import { type BucketStore, MemoryBucketStore } from "../../store/bucket_store.ts";
+import { assertGlobPattern, compileGlob } from "../access/glob.ts";
+import type { CallKind } from "../../call/context.ts";
+import type { Guardrail } from "../../call/guardrail.ts";
+import type { BucketTake, SharedStore } from "../../store/shared_store.ts";
+import { sharedRateLimit, type StoreOutagePolicy } from "./shared_rate_limit.ts";
+import { type BucketLimit, takeTokens, type TokenBucket } from "../../store/token_bucket.ts";
+
+/**
+ * Who shares a bucket: every call (`global`), calls to one item (`tool`),
+ * calls by one principal (`principal`), or one principal's calls to one item
+ * (`tool+principal`). Anonymous callers share one principal bucket.
+ */
+export type RateLimitScope = "global" | "tool" | "principal" | "tool+principal";
+
+/** One rate limit: a bucket per scope value, for the calls it matches. */
+export interface RateLimitRule {
+  /** Who shares a bucket. */
+  scope: RateLimitScope;
+  /** Tokens a bucket holds (the burst size), above 0. */
+  capacity: number;
+  /** Tokens added per second, above 0. */
+  refillPerSecond: number;
+  /**
+   * Globs over the item name (the URI for resources); the rule applies to
+   * matching items only.
+   * @default {undefined} (every item)
+   */
+  match?: readonly string[];
+  /**
+   * The kinds of item the rule applies to.
+   * @default {["tool"]}
+   */
+  kinds?: readonly CallKind[];
+  /**
+   * Tokens a call costs, by exact item name; each above 0 and at most
+   * `capacity`. Names not listed cost 1.
+   * @default {{}}
+   */
+  cost?: Readonly<Record<string, number>>;
+}
+
+/** Options for {@linkcode compileRateLimits} and {@linkcode createRateLimiter}. */
+export interface RateLimiterOptions {
+  /** The rules; a call must pass every rule that applies to it. */
+  rules: readonly RateLimitRule[];
+}
+
+/** Compiled, frozen rate limits. The rules are private to this module. */
+export interface RateLimits {
+  /** Brand telling compiled limits apart from other objects. */
+  readonly type: "warden.rate-limits";
+}
+
+/** The call a rate limit decision is about. */
+export interface RateLimitCall {
+  /** The kind of item called. */
+  kind: CallKind;
+  /** The tool or prompt name, or the resource URI. */
+  name: string;
+  /** The caller's id, or `undefined` for an anonymous caller. */
+  principal: string | undefined;
+}
+
+/** Why a call was refused: when to retry, and the indexes of the refusing rules. */
+export interface RateLimitRefusal {
+  /** Whole seconds until every refusing bucket can pay, at least 1. */
+  retryAfterSeconds: number;
+  /** Indexes in `rules` of the rules that refused. */
+  refusedBy: readonly number[];
+}
+
+/**
+ * The outcome of {@linkcode decideRateLimit}, with the buckets to store.
+ * A refused call charges nothing, so its `updates` are empty.
+ */
+export type RateLimitDecision =
+  | { allowed: true; updates: ReadonlyMap<string, TokenBucket> }
+  | ({ allowed: false; updates: ReadonlyMap<string, TokenBucket> } & RateLimitRefusal);
+
+/** What {@linkcode createRateLimiter}'s function answers. */
+export type RateLimitOutcome = { allowed: true } | ({ allowed: false } & RateLimitRefusal);
+
+interface CompiledRule {
+  readonly index: number;
+  readonly scope: RateLimitScope;
+  readonly limit: BucketLimit;
+  readonly matchers: readonly ((name: string) => boolean)[] | undefined;
+  readonly kinds: ReadonlySet<CallKind>;
+  readonly costs: ReadonlyMap<string, number>;
+  /** Bucket keys already built for this rule (see {@linkcode keyFor}). */
+  readonly keys: KeyCache;
+}
+
+/**
+ * A rule's bucket keys by kind, name and principal (`""`, `""` and `null`
+ * where its scope ignores them): building a key costs a JSON.stringify, and
+ * the same items and callers come back call after call. At most
+ * {@linkcode KEY_CACHE_LIMIT} keys are kept; then the cache starts over.
+ */
+interface KeyCache {
+  readonly global: string;
+  readonly items: Map<string, Map<string, Map<string | null, string>>>;
+  size: number;
+}
+
+const KEY_CACHE_LIMIT = 4096;
+
+const PREFIX = "Invalid rate limits";
+const SCOPES: ReadonlySet<RateLimitScope> = new Set<RateLimitScope>([
+  "global",
+  "tool",
+  "principal",
+  "tool+principal",
+]);
+const ITEM_KINDS: ReadonlySet<CallKind> = new Set<CallKind>(["tool", "resource", "prompt"]);
+const RULE_KEYS = ["scope", "capacity", "refillPerSecond", "match", "kinds", "cost"];
+// Rules live here rather than on the object, so a forged object limits nothing.
+const compiledLimits = new WeakMap<RateLimits, readonly CompiledRule[]>();
+
+/**
+ * Validates rate limit options once, at start-up, and compiles their globs.
+ * Errors name the place, e.g. `Invalid rate limits: expected a finite number
+ * above 0 at rules[1].capacity, got 0`; unknown keys are errors, so a typo
+ * cannot silently drop a limit.
+ *
+ * @param options The rules.
+ * @returns Frozen limits for {@linkcode bucketKeys} and {@linkcode decideRateLimit}.
+ * @throws {TypeError} If a value has the wrong type or a key is unknown.
+ * @throws {RangeError} If a number, scope, kind or glob is out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileRateLimits } from "@warden/mcp/guardrails";
+ * const limits = compileRateLimits({
+ *   rules: [{ scope: "tool+principal", capacity: 10, refillPerSecond: 1 }],
+ * });
+ * ```
+ */
+export function compileRateLimits(options: RateLimiterOptions): RateLimits {
+  const top = entriesOf(options, "the top level", ["rules"]);
+  const rulesValue = top.get("rules");
+  if (!Array.isArray(rulesValue)) {
+    throw new TypeError(`${PREFIX}: expected an array at rules, got ${typeOf(rulesValue)}`);
+  }
+  // Array.from visits holes too, so `[rule, , rule]` is an error, not two rules.
+  const rules = Array.from(rulesValue, (value: unknown, index) => compileRule(value, index));
+  const limits: RateLimits = Object.freeze({ type: "warden.rate-limits" });
+  compiledLimits.set(limits, rules);
+  return limits;
+}
+
+/**
+ * Lists the keys of the buckets a call would touch, one per rule that applies
+ * to it, so a store can fetch them before {@linkcode decideRateLimit}. A key
+ * is the JSON text of a tuple (rule index, scope, then the item's kind and
+ * name and/or the principal), so no name can be crafted to collide with
+ * another combination.
+ *
+ * @param limits Limits from {@linkcode compileRateLimits}.
+ * @param call The call.
+ * @returns The bucket keys, in rule order.
+ * @throws {TypeError} If `limits` or `call` is malformed.
+ *
+ * @example Usage
+ * ```ts
+ * import { bucketKeys, compileRateLimits } from "@warden/mcp/guardrails";
+ * const limits = compileRateLimits({ rules: [{ scope: "global", capacity: 5, refillPerSecond: 1 }] });
+ * const keys = bucketKeys(limits, { kind: "tool", name: "get_order", principal: "alice" });
+ * console.assert(keys.length === 1);
+ * ```
+ */
+export function bucketKeys(limits: RateLimits, call: RateLimitCall): readonly string[] {
+  const rules = rulesOf(limits);
+  checkCall(call.kind, call.name);
+  const keys: string[] = [];
+  for (const rule of rules) {
+    if (applies(rule, call.kind, call.name)) {
+      keys.push(keyFor(rule, call.kind, call.name, call.principal));
+    }
+  }
+  return keys;
+}
+
+/**
+ * Decides whether a call passes every rate limit that applies to it.
+ *
+ * Each applicable rule takes the call's cost from its bucket (see
+ * {@linkcode takeTokens}). The call is allowed only if every rule allows it;
+ * otherwise no bucket is charged, and `retryAfterSeconds` is the largest
+ * among the refusing rules. A call no rule applies to is allowed.
+ *
+ * @param limits Limits from {@linkcode compileRateLimits}.
+ * @param call The call.
+ * @param buckets The current buckets by key; a missing key is a full bucket.
+ * @param now The current time in milliseconds.
+ * @returns The decision, and the buckets to store if allowed.
+ * @throws {TypeError} If `limits` or `call` is malformed.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileRateLimits, decideRateLimit } from "@warden/mcp/guardrails";
+ * const limits = compileRateLimits({ rules: [{ scope: "tool", capacity: 1, refillPerSecond: 1 }] });
+ * const call = { kind: "tool", name: "get_order", principal: undefined } as const;
+ * const first = decideRateLimit(limits, call, new Map(), 0);
+ * const second = decideRateLimit(limits, call, first.updates, 0);
+ * console.assert(first.allowed && !second.allowed);
+ * ```
+ */
+export function decideRateLimit(
+  limits: RateLimits,
+  call: RateLimitCall,
+  buckets: ReadonlyMap<string, TokenBucket>,
+  now: number,
+): RateLimitDecision {
+  const rules = rulesOf(limits);
+  checkCall(call.kind, call.name);
+  const updates = new Map<string, TokenBucket>();
+  const refusal = charge(
+    rules,
+    call,
+    (key) => buckets.get(key),
+    (key, bucket) => updates.set(key, bucket),
+    now,
+  );
+  if (refusal === undefined) return { allowed: true, updates };
+  return { allowed: false, ...refusal, updates };
+}
+
+/** What {@linkcode createRateLimiter} and {@linkcode rateLimit} run against. */
+export interface RateLimiterDeps {
+  /**
+   * Where buckets live between calls.
+   * @default {new MemoryBucketStore()}
+   */
+  store?: BucketStore;
+  /**
+   * The clock, in milliseconds.
+   * @default {Date.now}
+   */
+  now?: () => number;
+  /**
+   * A shared store (see `src/store/`). An in-process store lends its
+   * synchronous buckets; Redis or Deno KV make every call one atomic take
+   * on the store, shared by all the instances that open it.
+   * @default {undefined} (buckets in this process only)
+   */
+  shared?: SharedStore;
+  /**
+   * What a call gets while a shared store is unreachable: refused with the
+   * rate-limited error (`fail-closed`) or let through unlimited (`fail-open`).
+   * @default {"fail-closed"}
+   */
+  onOutage?: StoreOutagePolicy;
+}
+
+/**
+ * Creates a rate limiter over a bucket store. Each call reads its buckets,
+ * decides and writes them back synchronously, with no `await` in between, so
+ * concurrent calls in one process cannot overdraw a bucket.
+ *
+ * @param options The rules, validated now.
+ * @param deps The store and the clock.
+ * @returns A function deciding one call and charging its buckets if allowed.
+ * @throws {TypeError} If a value in `options` has the wrong type or a key is unknown.
+ * @throws {RangeError} If a value in `options` is out of range.
+ *
+ * @example Usage
+ * ```ts
+ * import { createRateLimiter } from "@warden/mcp/guardrails";
+ * const limit = createRateLimiter(
+ *   { rules: [{ scope: "principal", capacity: 2, refillPerSecond: 1 }] },
+ *   { now: () => 0 },
+ * );
+ * const call = { kind: "tool", name: "get_order", principal: "alice" } as const;
+ * console.assert(limit(call).allowed && limit(call).allowed);
+ * console.assert(!limit(call).allowed);
+ * ```
+ */
+export function createRateLimiter(
+  options: RateLimiterOptions,
+  deps: RateLimiterDeps = {},
+): (call: RateLimitCall) => RateLimitOutcome {
+  const limit = createLimiter(options, deps);
+  return function limitCall(call: RateLimitCall): RateLimitOutcome {
+    checkCall(call.kind, call.name);
+    const refusal = limit(call);
+    if (refusal === undefined) return { allowed: true };
+    return { allowed: false, ...refusal };
+  };
+}
+
+/**
+ * The limiter behind {@linkcode createRateLimiter} and {@linkcode rateLimit}:
+ * `undefined` when the call is allowed (and charged), else why not.
+ */
+function createLimiter(
+  options: RateLimiterOptions,
+  deps: RateLimiterDeps,
+): (call: RateLimitCall) => RateLimitRefusal | undefined {
+  const rules = rulesOf(compileRateLimits(options));
+  const store = deps.store ?? deps.shared?.buckets ?? new MemoryBucketStore();
+  const now = deps.now ?? Date.now;
+  const read = (key: string) => store.get(key);
+  const write = (key: string, bucket: TokenBucket) => store.set(key, bucket);
+  return (call) => charge(rules, call, read, write, now());
+}
+
+/**
+ * Takes the call's cost from the bucket of every rule that applies, all or
+ * nothing: the core of {@linkcode decideRateLimit} and of the limiter, which
+ * reads, decides and writes with no `await` in between. Nothing is written
+ * unless every rule allows the call. The first rule's bucket waits in locals,
+ * so the common one-rule call allocates nothing but the bucket it writes.
+ */
+function charge(
+  rules: readonly CompiledRule[],
+  call: RateLimitCall,
+  read: (key: string) => TokenBucket | undefined,
+  write: (key: string, bucket: TokenBucket) => void,
+  now: number,
+): RateLimitRefusal | undefined {
+  const { kind, name, principal } = call;
+  let firstKey: string | undefined;
+  let firstBucket: TokenBucket | undefined;
+  let more: [key: string, bucket: TokenBucket][] | undefined;
+  let refusedBy: number[] | undefined;
+  let retryAfterSeconds = 0;
+  for (const rule of rules) {
+    if (!applies(rule, kind, name)) continue;
+    const key = keyFor(rule, kind, name, principal);
+    const result = takeTokens(read(key), rule.limit, rule.costs.get(name) ?? 1, now);
+    if (!result.allowed) {
+      (refusedBy ??= []).push(rule.index);
+      retryAfterSeconds = Math.max(retryAfterSeconds, result.retryAfterSeconds);
+    } else if (firstKey === undefined) {
+      firstKey = key;
+      firstBucket = result.bucket;
+    } else {
+      (more ??= []).push([key, result.bucket]);
+    }
+  }
+  if (refusedBy !== undefined) return { retryAfterSeconds, refusedBy };
+  if (firstKey !== undefined && firstBucket !== undefined) write(firstKey, firstBucket);
+  if (more !== undefined) { for (const [key, bucket] of more) write(key, bucket); }
+  return undefined;
+}
+
+/**
+ * The rate limiter as a pipeline guardrail (`stage: "rate_limit"`), over
+ * {@linkcode createRateLimiter}: the rules are validated here, at start-up,
+ * and each call is decided and charged synchronously.
+ *
+ * A call is limited by its kind, its name and the session's principal. A
+ * refused call never reaches the rest of the pipeline and charges no bucket;
+ * it ends with -32002, `data` of exactly `{ retry_after_seconds }` (a whole
+ * number of seconds, at least 1) and a message naming the item and the wait,
+ * e.g. `Rate limit exceeded: tool "get_order", retry in 3 s`. The name is
+ * written as in the access policy's messages: a JSON string, cut to 80
+ * characters. Rate limits hide nothing from the list methods. A multi
+ * round-trip retry whose sealed state verified (`context.continuation`) is
+ * not charged again: its first round paid.
+ *
+ * @param options The rules.
+ * @param deps The store and the clock.
+ * @returns The guardrail, for `createServer({ guardrails })`.
+ * @throws {TypeError} If a value in `options` has the wrong type or a key is unknown.
+ * @throws {RangeError} If a value in `options` is out of range.
+ *
+ * @example Ten calls a minute per caller and tool, with bursts of five
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { rateLimit } from "@warden/mcp/guardrails";
+ * const server = createServer({
+ *   name: "orders",
+ *   version: "1.0.0",
+ *   guardrails: [
+ *     rateLimit({
+ *       rules: [{ scope: "tool+principal", capacity: 5, refillPerSecond: 10 / 60 }],
+ *     }),
+ *   ],
+ * });
+ * ```
+ */
+export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
+  const shared = deps.shared;
+  if (shared !== undefined && shared.buckets === undefined && deps.store === undefined) {
+    const rules = rulesOf(compileRateLimits(options));
+    const onOutage = deps.onOutage ?? "fail-closed";
+    return sharedRateLimit({ shared, onOutage, plan: (call) => planTakes(rules, call) });
+  }
+  const limit = createLimiter(options, deps);
+  return {
+    name: "rate-limit",
+    stage: "rate_limit",
+    // Not async: an allowed call hands on `next`'s promise without another hop.
+    run(call, next) {
+      // The same call continuing (a verified MRTR retry, a task's polls) was charged when it began.
+      if (call.context.continuation) return next(call);
+      let refusal: RateLimitRefusal | undefined;
+      try {
+        checkCall(call.kind, call.name);
+        refusal = limit({ kind: call.kind, name: call.name, principal: call.context.principal });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (refusal === undefined) return next(call);
+      const seconds = refusal.retryAfterSeconds;
+      const label = itemLabel(call.kind, call.name);
+      const message = `Rate limit exceeded: ${label}, retry in ${seconds} s`;
+      return Promise.resolve({
+        status: "rate_limited",
+        error: new RpcError(ErrorCode.RateLimited, message, { retry_after_seconds: seconds }),
+      });
+    },
+  };
+}
+
+/** The buckets a call draws from on a shared store: one per rule that applies. */
+function planTakes(rules: readonly CompiledRule[], call: RateLimitCall): readonly BucketTake[] {
+  checkCall(call.kind, call.name);
+  const takes: BucketTake[] = [];
+  for (const rule of rules) {
+    if (!applies(rule, call.kind, call.name)) continue;
+    takes.push({
+      key: keyFor(rule, call.kind, call.name, call.principal),
+      capacity: rule.limit.capacity,
+      refillPerSecond: rule.limit.refillPerSecond,
+      cost: rule.costs.get(call.name) ?? 1,
+    });
+  }
+  return takes;
+}
+
+function rulesOf(limits: RateLimits): readonly CompiledRule[] {
+  const rules = compiledLimits.get(limits);
+  if (rules === undefined) {
+    throw new TypeError(`${PREFIX}: expected limits from compileRateLimits()`);
+  }
+  return rules;
+}
+
+function checkCall(kind: CallKind, name: string): void {
+  if (!ITEM_KINDS.has(kind) || typeof name !== "string") {
+    throw new TypeError("Invalid rate limit call: expected a known kind and a string name");
+  }
+}
+
+function applies(rule: CompiledRule, kind: CallKind, name: string): boolean {
+  if (!rule.kinds.has(kind)) return false;
+  const matchers = rule.matchers;
+  if (matchers === undefined) return true;
+  for (const matches of matchers) if (matches(name)) return true;
+  return false;
+}
+
+/**
+ * The rule's bucket key for a call: the JSON text of a tuple of the rule's
+ * index and scope and the parts of the call the scope looks at.
+ */
+function keyFor(
+  rule: CompiledRule,
+  kind: CallKind,
+  name: string,
+  principal: string | undefined,
+): string {
+  const { scope, keys } = rule;
+  if (scope === "global") return keys.global;
+  const byItem = scope !== "principal";
+  const byCaller = scope !== "tool";
+  const item = byItem ? kind : "";
+  const itemName = byItem ? name : "";
+  const who = byCaller && typeof principal === "string" ? principal : null;
+  let names = keys.items.get(item);
+  if (names === undefined) keys.items.set(item, names = new Map());
+  let callers = names.get(itemName);
+  if (callers === undefined) names.set(itemName, callers = new Map());
+  let key = callers.get(who);
+  if (key === undefined) {
+    const parts = [rule.index, scope, ...(byItem ? [kind, name] : []), ...(byCaller ? [who] : [])];
+    key = JSON.stringify(parts);
+    if (++keys.size > KEY_CACHE_LIMIT) {
+      keys.items.clear();
+      keys.size = 0;
+    } else {
+      callers.set(who, key);
+    }
+  }
+  return key;
+}
+
+function compileRule(value: unknown, index: number): CompiledRule {
+  const path = `rules[${index}]`;
+  const rule = entriesOf(value, path, RULE_KEYS);
+  const scope = rule.get("scope");
+  if (!isOneOf(SCOPES, scope)) {
+    const expected = [...SCOPES].join(", ");
+    throw new RangeError(
+      `${PREFIX}: expected one of ${expected} at ${path}.scope, got ${describe(scope)}`,
+    );
+  }
+  const capacity = positiveNumber(rule.get("capacity"), `${path}.capacity`);
+  const refillPerSecond = positiveNumber(rule.get("refillPerSecond"), `${path}.refillPerSecond`);
+  const match = optionalList(rule.get("match"), `${path}.match`);
+  const matchers = match?.map((pattern, at) => {
+    assertGlobPattern(pattern, PREFIX, `${path}.match[${at}]`);
+    return compileGlob(pattern);
+  });
+  const kinds = (optionalList(rule.get("kinds"), `${path}.kinds`) ?? ["tool"]).map((kind, at) => {
+    if (isOneOf(ITEM_KINDS, kind)) return kind;
+    throw new RangeError(
+      `${PREFIX}: expected tool, resource or prompt at ${path}.kinds[${at}], got ${describe(kind)}`,
+    );
+  });
+  const costs = new Map<string, number>();
+  const costValue = rule.get("cost");
+  if (costValue !== undefined) {
+    for (const [name, value] of entriesOf(costValue, `${path}.cost`)) {
+      const costPath = `${path}.cost[${JSON.stringify(name)}]`;
+      const cost = positiveNumber(value, costPath);
+      if (cost > capacity) {
+        throw new RangeError(
+          `${PREFIX}: cost ${cost} exceeds the capacity ${capacity} at ${costPath}`,
+        );
+      }
+      costs.set(name, cost);
+    }
+  }
+  return {
+    index,
+    scope,
+    limit: { capacity, refillPerSecond },
+    matchers,
+    kinds: new Set(kinds),
+    costs,
+    keys: { global: JSON.stringify([index, scope]), items: new Map(), size: 0 },
+  };
+}
+
+function optionalList(value: unknown, path: string): readonly unknown[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    throw new TypeError(`${PREFIX}: expected an array at ${path}, got ${typeOf(value)}`);
+  }
+  if (value.length === 0) throw new RangeError(`${PREFIX}: the list is empty at ${path}`);
+  return Array.from(value);
+}
+
+function positiveNumber(value: unknown, path: string): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`${PREFIX}: expected a number at ${path}, got ${typeOf(value)}`);
+  }
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${PREFIX}: expected a finite number above 0 at ${path}, got ${value}`);
+  }
+  return value;
+}
+
+/** Own entries of a plain object with only `known` keys, in a Map so no key reaches a prototype. */
+function entriesOf(value: unknown, path: string, known?: readonly string[]): Map<string, unknown> {
+  if (!isPlainObject(value)) {
+    throw new TypeError(`${PREFIX}: expected an object at ${path}, got ${typeOf(value)}`);
+  }
+  const entries = new Map(Object.entries(value));
+  for (const key of entries.keys()) {
+    if (known !== undefined && !known.includes(key)) {
+      const expected = known.join(", ");
+      throw new TypeError(
+        `${PREFIX}: unknown key ${JSON.stringify(key)} at ${path}, expected one of ${expected}`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function isOneOf<T extends string>(allowed: ReadonlySet<T>, value: unknown): value is T {
+  const names: ReadonlySet<string> = allowed;
+  return typeof value === "string" && names.has(value);
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : typeOf(value);
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}

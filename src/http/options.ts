@@ -1,0 +1,127 @@
+/**
+ * What the Streamable HTTP endpoint can be told, and what it needs from the
+ * server it serves.
+ *
+ * @module
+ */
+
+import type { DispatchSession } from "../dispatcher/dispatcher.ts";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
+import type { EventStore } from "./event_store.ts";
+import type { HeaderParam } from "./modern_headers.ts";
+import type { CorsOptions } from "./security.ts";
+
+/** Options of the Streamable HTTP endpoint (`createServer({ http })`). */
+export interface HttpOptions {
+  /**
+   * The endpoint's path; requests to other paths are 404. Unset, the
+   * handler answers on whatever path it is mounted at (`serveHttp()` serves
+   * it at `/mcp`).
+   */
+  path?: string;
+  /**
+   * Host header values accepted (any port), against DNS rebinding; `false`
+   * turns the check off (behind a proxy that checks it).
+   * @default {["localhost", "127.0.0.1", "[::1]"]}
+   */
+  allowedHosts?: readonly string[] | false;
+  /**
+   * Browser origins accepted. Requests without an Origin header (non-browser
+   * clients) are always accepted.
+   * @default {local origins on any port}
+   */
+  allowedOrigins?: readonly string[];
+  /** CORS for browser clients; off by default. */
+  cors?: CorsOptions;
+  /**
+   * The largest request body accepted, in bytes (413 above it).
+   * @default {4194304}
+   */
+  maxBodyBytes?: number;
+  /**
+   * The longest a POST body may take to arrive, in ms; a body that stalls
+   * past it is answered 408 and its connection closed, so slow clients cannot
+   * pin connections.
+   * @default {30000}
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Authenticates each request. Return the principal (the guardrails decide
+   * about it), `undefined` for an anonymous caller, or `null` to refuse with
+   * 401 and a `WWW-Authenticate` header.
+   */
+  authenticate?: (
+    request: Request,
+  ) => string | null | undefined | Promise<string | null | undefined>;
+  /**
+   * The `WWW-Authenticate` value sent with a 401.
+   * @default {'Bearer realm="mcp"'}
+   */
+  wwwAuthenticate?: string;
+  /**
+   * No sessions: every POST is handled on its own (for horizontally scaled
+   * deployments). GET and DELETE are then 405, and requests to the client
+   * (sampling, elicitation, roots) cannot be answered.
+   * @default {false}
+   */
+  stateless?: boolean;
+  /**
+   * A session nobody used for this long is ended (404 afterwards).
+   * @default {1800000} (30 minutes)
+   */
+  sessionIdleMs?: number;
+  /**
+   * The most live sessions; at the cap an idle one is ended to make room, or
+   * the new session is refused with 503.
+   * @default {1000}
+   */
+  maxSessions?: number;
+  /** Where SSE events wait for resumption. @default {new MemoryEventStore()} */
+  eventStore?: EventStore;
+  /**
+   * The reconnection delay a stream's priming event suggests, in ms.
+   * @default {1000}
+   */
+  retryMs?: number;
+  /**
+   * Keep-alive comments on idle standalone streams, in ms (0: none).
+   * @default {25000}
+   */
+  keepAliveMs?: number;
+  /** The clock, in ms; for tests. @default {Date.now} */
+  now?: () => number;
+}
+
+/** The protocol session an HTTP session carries: what the transport reads and sets on it. */
+export interface HttpProtocolSession extends DispatchSession {
+  /** The negotiated revision; set by the transport for sessionless requests. */
+  protocolVersion: string | undefined;
+  /** Connects the session's outbound side (`related`: the request a message belongs to). */
+  attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
+  /** Disconnects it; pending requests to the client fail. */
+  detach(): void;
+  /** Lets the transport take a handler's request to end its stream early. */
+  onCloseStream(handler: ((id: JsonRpcId) => void) | undefined): void;
+}
+
+/** What the endpoint needs from the server; the transport knows nothing else of it. */
+export interface HttpHost<S extends HttpProtocolSession> {
+  /** Dispatches one parsed message (or batch) on `session`. */
+  readonly dispatcher: {
+    handle(value: unknown, session: S): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+  };
+  /** A new protocol session for `principal`. */
+  newSession(principal: string | undefined): S;
+  /** Counts a session as live (list_changed, resource updates, close()); returns its release. */
+  track(session: S, close: () => void): () => void;
+  /** The revisions served through `initialize` and sessions. */
+  readonly legacyVersions: readonly string[];
+  /** Whether sessionless revision 2026-07-28 requests are served at all. */
+  readonly modern: boolean;
+  /** The notifications revision 2026-07-28 defines; any other is 404 over HTTP. */
+  readonly modernNotifications: ReadonlySet<string>;
+  /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
+  headerParams(tool: string): readonly HeaderParam[] | undefined;
+  /** Diagnostics. */
+  readonly log: (message: string) => void;
+}

@@ -1,0 +1,205 @@
+/**
+ * Serving a server's Streamable HTTP endpoint on the host's HTTP server
+ * (`Deno.serve`, `Bun.serve` or `node:http`), on the loopback interface
+ * unless told otherwise, with a graceful shutdown: stop accepting, let the
+ * calls in flight finish within the grace period, close the server (which
+ * flushes the audit log), stop the listener.
+ *
+ * @module
+ */
+
+import { listenHttp } from "../runtime/listen.ts";
+import { onShutdownSignal } from "../runtime/signals.ts";
+import type { Server } from "./types.ts";
+import { requestPath } from "../http/requests.ts";
+
+/** Options of {@linkcode serveHttp}. */
+export interface ServeHttpOptions {
+  /**
+   * The interface to listen on. Anything but loopback exposes the server to
+   * the network: configure `http.allowedHosts` and `http.authenticate` then.
+   * @default {"127.0.0.1"}
+   */
+  hostname?: string;
+  /**
+   * The port; 0 picks a free one.
+   * @default {0}
+   */
+  port?: number;
+  /**
+   * The endpoint's path; every other path is 404.
+   * @default {"/mcp"}
+   */
+  path?: string;
+  /** Aborting it shuts the listener down gracefully (like `shutdown()`). */
+  signal?: AbortSignal;
+  /**
+   * Whether SIGINT and SIGTERM shut the listener down gracefully and then
+   * exit the process with 130 or 143. A second signal exits at once.
+   * @default {true}
+   */
+  handleSignals?: boolean;
+  /**
+   * How long calls in flight may run once a shutdown begins, in ms, before
+   * they are aborted.
+   * @default {the server's shutdownGraceMs (5000)}
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Where the listener's own diagnostics go.
+   * @default {console.error}
+   */
+  log?: (message: string) => void;
+}
+
+/** A running HTTP listener. */
+export interface HttpListener {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:8123/mcp`. */
+  readonly url: string;
+  /** The port it listens on. */
+  readonly port: number;
+  /**
+   * Shuts down gracefully: new requests are refused (503) and no new
+   * connections accepted, calls in flight get the grace period, then the
+   * server is closed (aborting what is left and flushing the audit log) and
+   * the listener stopped. Calling it again returns the same promise.
+   */
+  shutdown(): Promise<void>;
+  /** Resolves when the listener has stopped. */
+  readonly finished: Promise<void>;
+}
+
+/** How long the listener may take to stop after the server closed, before connections are cut. */
+const STOP_WAIT_MS = 2000;
+
+function delay(ms: number): { done: Promise<void>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { done, cancel: () => clearTimeout(timer) };
+}
+
+async function settleWithin(pending: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
+  if (pending.size === 0) return;
+  const timeout = delay(ms);
+  await Promise.race([Promise.allSettled(pending), timeout.done]);
+  timeout.cancel();
+}
+
+/** `response`, with `done` called once its body has been sent or abandoned. */
+function observeBody(response: Response, done: () => void): Response {
+  const body = response.body;
+  if (body === null || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    done();
+    return response;
+  }
+  const reader = body.getReader();
+  const tracked = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: ended } = await reader.read();
+        if (ended) {
+          controller.close();
+          done();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        controller.error(error);
+        done();
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(tracked, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/**
+ * Serves `server.fetch` at `path` on the host's HTTP server: `Deno.serve` on
+ * Deno, `Bun.serve` on Bun, `node:http` on Node.
+ *
+ * @param server The server to serve.
+ * @param options Where to listen, and how to shut down.
+ * @returns The listener, once it listens.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer, serveHttp } from "@warden/mcp";
+ * const server = createServer({ name: "desk", version: "1.0.0" });
+ * const listener = await serveHttp(server, { port: 8123 });
+ * console.error(`listening on ${listener.url}`);
+ * ```
+ */
+export async function serveHttp(
+  server: Server,
+  options: ServeHttpOptions = {},
+): Promise<HttpListener> {
+  const path = options.path ?? "/mcp";
+  const hostname = options.hostname ?? "127.0.0.1";
+  const graceMs = options.shutdownGraceMs ?? server.shutdownGraceMs;
+  const log = options.log ?? ((message: string) => console.error(message));
+  // POSTs whose answer is not yet out: the calls a graceful shutdown waits for.
+  const calls = new Set<Promise<void>>();
+  let draining = false;
+
+  const handler = async (request: Request): Promise<Response> => {
+    if (requestPath(request.url) !== path) return new Response("Not found", { status: 404 });
+    if (draining) {
+      return new Response("Service unavailable: shutting down", {
+        status: 503,
+        headers: { connection: "close" },
+      });
+    }
+    if (request.method !== "POST") return await server.fetch(request);
+    let finish!: () => void;
+    const call = new Promise<void>((resolve) => (finish = resolve));
+    calls.add(call);
+    void call.then(() => calls.delete(call));
+    try {
+      return observeBody(await server.fetch(request), finish);
+    } catch (error) {
+      finish();
+      throw error;
+    }
+  };
+
+  const host = await listenHttp(handler, { hostname, port: options.port ?? 0, log });
+  let removeSignals = (): void => {};
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      draining = true;
+      host.stopAccepting();
+      await settleWithin(calls, graceMs);
+      // Aborts the calls still running, ends the sessions (and their streams), flushes the audit log.
+      await server.close();
+      const wait = delay(STOP_WAIT_MS);
+      const stopped = await Promise.race([
+        host.finished.then(() => true),
+        wait.done.then(() => false),
+      ]);
+      wait.cancel();
+      if (!stopped) host.closeAll();
+      removeSignals();
+    })();
+    return stopping;
+  };
+  if (options.signal?.aborted === true) void shutdown();
+  else options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
+  if (options.handleSignals ?? true) removeSignals = await onShutdownSignal(shutdown, { log });
+  const urlHost = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${urlHost}:${host.port}${path}`,
+    port: host.port,
+    finished: host.finished,
+    shutdown,
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * The standard flags every Warden server script accepts, parsed with
+ * `node:util` `parseArgs`, and the one call that turns them into
+ * `createServer()` options.
+ *
+ * @module
+ */
+
+import type { GuardrailsConfig, GuardrailsDeps } from "../guardrails/policy/create_guardrails.ts";
+import type { Guardrail } from "../call/guardrail.ts";
+import type { HttpOptions } from "../http/options.ts";
+import { exitProcess, hostArgs } from "../runtime/host.ts";
+import { checkStoreUrl, openStore } from "../store/open_store.ts";
+import type { SharedStore } from "../store/shared_store.ts";
+
+/** The flags a server was started with. */
+export interface ServerFlags {
+  /** `--policy FILE.jsonc`: guardrails from a policy file. */
+  policy?: string;
+  /** `--audit FILE|-`: audit log to a JSONL file, or `-` for stderr (overrides the policy's). */
+  audit?: string;
+  /**
+   * `--audit-durable`: each audit line is written and synced before its call
+   * is answered (needs a file audit log, from `--audit FILE` or the policy).
+   */
+  auditDurable?: boolean;
+  /** `--principal NAME`: who the guardrails decide about (overrides the policy's). */
+  principal?: string;
+  /** `--http [HOST:]PORT`: serve Streamable HTTP instead of stdio. */
+  http?: string;
+  /** `--store URL`: shared state (`memory`, `redis://HOST:PORT/DB`, `kv:PATH`; overrides the policy's). */
+  store?: string;
+}
+
+/** What the command line asks for. */
+export type FlagsResult =
+  | { action: "run"; flags: ServerFlags }
+  | { action: "help"; text: string }
+  | { action: "version"; text: string }
+  | { action: "error"; message: string; usage: string };
+
+/** The server's name and version, for `--help` and `--version`. */
+export interface ServerIdentity {
+  /** Program name shown in the usage line. */
+  name: string;
+  /** Printed by `--version`. */
+  version: string;
+}
+
+/** The usage text. */
+export function usage(identity: ServerIdentity): string {
+  return [
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT] [--store URL]`,
+    "",
+    "An MCP server on stdio (built with Warden).",
+    "",
+    "Options:",
+    "  --policy FILE     guardrails (access, rate limits, redaction, audit) from a JSONC file",
+    "  --audit FILE|-    append the audit log to FILE as JSON lines, or '-' for stderr",
+    "  --audit-durable   sync each audit line to disk before its call is answered",
+    "  --principal NAME  the caller the access policy and rate limits decide about",
+    "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
+    "  --store URL       state shared by instances: redis://HOST:PORT/DB, kv:PATH (kv: for the",
+    "                    default Deno KV database, needs --unstable-kv) or memory (the default)",
+    "  --help            show this text",
+    "  --version         show the version",
+  ].join("\n");
+}
+
+/**
+ * Parses the standard flags. It prints nothing and never exits (async only
+ * because `node:util` is loaded on first use).
+ *
+ * @example
+ * ```ts
+ * import { parseServerFlags } from "@warden/mcp/cli";
+ * const result = await parseServerFlags(["--policy", "policy.jsonc"], {
+ *   name: "desk",
+ *   version: "1.0.0",
+ * });
+ * console.assert(result.action === "run" && result.flags.policy === "policy.jsonc");
+ * ```
+ */
+export async function parseServerFlags(
+  args: readonly string[],
+  identity: ServerIdentity,
+): Promise<FlagsResult> {
+  // Imported here, not at the top: loading Node compatibility costs start-up time.
+  const { parseArgs } = await import("node:util");
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        policy: { type: "string" },
+        audit: { type: "string" },
+        "audit-durable": { type: "boolean" },
+        principal: { type: "string" },
+        http: { type: "string" },
+        store: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { action: "error", message, usage: usage(identity) };
+  }
+  if (values.help === true) return { action: "help", text: usage(identity) };
+  if (values.version === true) {
+    return { action: "version", text: `${identity.name} ${identity.version}` };
+  }
+  const flags: ServerFlags = {};
+  for (const key of ["policy", "audit", "principal", "http", "store"] as const) {
+    const value = values[key];
+    if (typeof value === "string") {
+      if (value.length === 0) {
+        return { action: "error", message: `--${key} needs a value`, usage: usage(identity) };
+      }
+      flags[key] = value;
+    }
+  }
+  if (values["audit-durable"] === true) flags.auditDurable = true;
+  if (flags.http !== undefined && parseListenAddress(flags.http) === undefined) {
+    return {
+      action: "error",
+      message: `--http needs [HOST:]PORT, got ${JSON.stringify(flags.http)}`,
+      usage: usage(identity),
+    };
+  }
+  if (flags.store !== undefined) {
+    try {
+      checkStoreUrl(flags.store, "--store");
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { action: "error", message, usage: usage(identity) };
+    }
+  }
+  return { action: "run", flags };
+}
+
+/** `PORT`, `HOST:PORT` or `[IPV6]:PORT` as a hostname and port; undefined when malformed. */
+export function parseListenAddress(value: string): { hostname: string; port: number } | undefined {
+  const colon = value.lastIndexOf(":");
+  const host = colon === -1 ? "127.0.0.1" : value.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  const portText = colon === -1 ? value : value.slice(colon + 1);
+  const port = Number(portText);
+  if (!/^[0-9]+$/.test(portText) || port > 65535 || host.length === 0) return undefined;
+  return { hostname: host, port };
+}
+
+/**
+ * What {@linkcode serverSetup} hands to `createServer()`: every field is a
+ * `ServerOptions` field, so the whole setup spreads into it
+ * (`createServer({ name, version, ...setup })`).
+ */
+export interface ServerSetup {
+  /** The guardrails the policy and flags ask for. */
+  guardrails: Guardrail[];
+  /** The principal, from `--principal` or the policy. */
+  principal?: string;
+  /**
+   * Where to serve HTTP (`--http`), for `serveHttp(server, setup.http)`;
+   * undefined means stdio. It is typed as `HttpOptions` as well so that it
+   * spreads into `createServer()`'s `http`, whose endpoint ignores
+   * `hostname` and `port`.
+   */
+  http?: HttpOptions & { hostname: string; port: number };
+  /**
+   * The shared store from `--store` or the policy's `store`, opened once for
+   * the rate limits and the server (sealing key, change bus).
+   */
+  store?: SharedStore;
+}
+
+/**
+ * Builds the guardrails and principal from already-parsed flags: loads the
+ * policy file (throws with file, line and column on a bad one), then lets
+ * `--audit` and `--principal` override it.
+ *
+ * @example
+ * ```ts ignore
+ * import { setupFromFlags } from "@warden/mcp/cli";
+ * const setup = await setupFromFlags({ policy: "policy.jsonc", audit: "-" });
+ * ```
+ */
+export async function setupFromFlags(
+  flags: ServerFlags,
+  deps: GuardrailsDeps = {},
+): Promise<ServerSetup> {
+  // The guardrails and the policy parser load only when a flag asks for them (cold start).
+  const config: GuardrailsConfig = flags.policy === undefined
+    ? {}
+    : await (await import("./policy_file.ts")).loadPolicyFile(flags.policy);
+  if (flags.audit !== undefined) {
+    config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
+  }
+  if (flags.principal !== undefined) config.principal = flags.principal;
+  if (flags.auditDurable === true) {
+    const target = config.audit;
+    if (typeof target !== "object" || target === null || !("file" in target)) {
+      throw new Error("--audit-durable needs a file audit log: --audit FILE or audit.file");
+    }
+    config.audit = { file: target.file, durable: true };
+  }
+  const audit = config.audit;
+  if (typeof audit === "object" && audit !== null && "file" in audit) {
+    // The sink opens lazily; find out now, while refusing to start is still possible.
+    const { open } = await import("node:fs/promises");
+    try {
+      await (await open(audit.file, "a")).close();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Cannot open audit file ${audit.file}: ${reason}`);
+    }
+  }
+  const storeUrl = flags.store ?? config.store;
+  const shared = deps.shared ?? (storeUrl === undefined ? undefined : openStore(storeUrl));
+  const guardrailDeps = shared === undefined ? deps : { ...deps, shared };
+  const setup: ServerSetup = {
+    guardrails: Object.keys(config).length === 0
+      ? []
+      : (await import("../guardrails/policy/create_guardrails.ts")).createGuardrails(
+        config,
+        guardrailDeps,
+      ),
+  };
+  if (shared !== undefined) setup.store = shared;
+  if (config.principal !== undefined) setup.principal = config.principal;
+  const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
+  if (http !== undefined) setup.http = http;
+  return setup;
+}
+
+/**
+ * The one call a server script makes for the standard flags: `--help` and
+ * `--version` print and exit 0; a bad flag or a bad policy file prints the
+ * reason to stderr and exits 2, so the server never runs unguarded. Without
+ * `args` it reads the host's own arguments (`Deno.args`, or
+ * `process.argv.slice(2)` on Node and Bun), so one script runs everywhere.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer, serverSetup } from "@warden/mcp";
+ * const setup = await serverSetup({ name: "desk", version: "1.0.0" });
+ * const server = createServer({ name: "desk", version: "1.0.0", ...setup });
+ * ```
+ */
+export function serverSetup(identity: ServerIdentity): Promise<ServerSetup>;
+/**
+ * {@linkcode serverSetup} on the arguments given rather than the host's.
+ *
+ * @example
+ * ```ts ignore
+ * import { serverSetup } from "@warden/mcp";
+ * const setup = await serverSetup(["--audit", "-"], { name: "desk", version: "1.0.0" });
+ * ```
+ */
+export function serverSetup(
+  args: readonly string[],
+  identity: ServerIdentity,
+): Promise<ServerSetup>;
+export async function serverSetup(
+  first: readonly string[] | ServerIdentity,
+  second?: ServerIdentity,
+): Promise<ServerSetup> {
+  const identity = isIdentity(first) ? first : second;
+  if (identity === undefined) {
+    throw new TypeError("Cannot set up the server: expected its name and version");
+  }
+  const args = isIdentity(first) ? await hostArgs() : first;
+  const parsed = await parseServerFlags(args, identity);
+  switch (parsed.action) {
+    case "help":
+    case "version":
+      // Not a protocol session yet, so stdout is free for the answer.
+      await writeOut("stdout", `${parsed.text}\n`);
+      return exitProcess(0);
+    case "error":
+      await writeOut("stderr", `${identity.name}: ${parsed.message}\n\n${parsed.usage}\n`);
+      return exitProcess(2);
+  }
+  try {
+    return await setupFromFlags(parsed.flags);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await writeOut("stderr", `${identity.name}: ${message}\n`);
+    return exitProcess(2);
+  }
+}
+
+function isIdentity(value: readonly string[] | ServerIdentity): value is ServerIdentity {
+  return !Array.isArray(value);
+}
+
+/** Writes before an exit; node:process is loaded only on these paths. */
+async function writeOut(stream: "stdout" | "stderr", text: string): Promise<void> {
+  const process = (await import("node:process")).default;
+  await new Promise<void>((resolve) => process[stream].write(text, () => resolve()));
+}
