@@ -32,7 +32,6 @@ import type { ClientSession, Server, ServerOptions } from "./types.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { type ChangeBus, joinChangeBus, type ListName } from "../store/change_bus.ts";
 import { storedStateSecrets } from "../store/sealing_keys.ts";
-import { callTelemetry, telemetryEnabled } from "../guardrails/telemetry/call_telemetry.ts";
 
 /** How long close() waits for aborted handlers to settle before flushing the guardrails. */
 const ABORT_WAIT_MS = 1000;
@@ -83,9 +82,7 @@ export function createServer<
   const O extends readonly unknown[] = readonly [],
 >(options: ServerOptions<T, P, O>): Server {
   const resolved = resolveOptions(options);
-  // OpenTelemetry (OTEL_DENO=true): a span and metrics per guarded call; nothing at all when off.
-  const telemetry = telemetryEnabled() ? [callTelemetry()] : [];
-  const guardrails = orderGuardrails([...telemetry, ...(options.guardrails ?? [])]);
+  const guardrails = orderGuardrails(options.guardrails ?? []);
   const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
   const outgoing = <T>(value: T): T =>
     outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value);

@@ -220,12 +220,15 @@ export async function setupFromFlags(
   const shared = deps.shared ?? (storeUrl === undefined ? undefined : openStore(storeUrl));
   const guardrailDeps = shared === undefined ? deps : { ...deps, shared };
   const setup: ServerSetup = {
-    guardrails: Object.keys(config).length === 0
-      ? []
-      : (await import("../guardrails/policy/create_guardrails.ts")).createGuardrails(
-        config,
-        guardrailDeps,
-      ),
+    guardrails: [
+      ...await telemetryGuardrails(),
+      ...(Object.keys(config).length === 0
+        ? []
+        : (await import("../guardrails/policy/create_guardrails.ts")).createGuardrails(
+          config,
+          guardrailDeps,
+        )),
+    ],
   };
   if (shared !== undefined) setup.store = shared;
   if (config.principal !== undefined) setup.principal = config.principal;
@@ -289,6 +292,18 @@ export async function serverSetup(
     await writeOut("stderr", `${identity.name}: ${message}\n`);
     return exitProcess(2);
   }
+}
+
+/**
+ * OpenTelemetry (`OTEL_DENO=true`): a span and metrics per guarded call. It
+ * is part of the setup path, not of `createServer()`, so a plain server never
+ * reaches the OpenTelemetry package; nothing loads when it is off.
+ */
+async function telemetryGuardrails(): Promise<Guardrail[]> {
+  const { callTelemetry, telemetryEnabled } = await import(
+    "../guardrails/telemetry/call_telemetry.ts"
+  );
+  return telemetryEnabled() ? [callTelemetry()] : [];
 }
 
 function isIdentity(value: readonly string[] | ServerIdentity): value is ServerIdentity {
