@@ -6,7 +6,7 @@
  *
  * @example A complete stdio server
  * ```ts
- * import { createServer, defineTool, StdioTransport } from "@warden/mcp";
+ * import { createServer, defineTool, serveStdio } from "@warden/mcp";
  *
  * const server = createServer({
  *   name: "weather",
@@ -18,15 +18,16 @@
  *     handler: ({ city }) => `Sunny in ${city}`,
  *   })],
  * });
- * if (import.meta.main) await server.connect(new StdioTransport());
+ * if (import.meta.main) await serveStdio(server);
  * ```
  *
  * @module
  */
 
-// What building and serving a server needs. Guardrails, the HTTP endpoint's
-// parts, testing transports, flags, schemas and wire types have their own
-// entry points (see deno.json "exports"), so a server loads only what it uses.
+// What building and serving a server needs. Guardrails, stores, telemetry,
+// the HTTP endpoint's parts, testing transports, the setup from flags and
+// schemas have their own entry points (see deno.json "exports"), so a server
+// that imports only this one loads no npm package.
 
 export { createServer } from "./src/server/create_server.ts";
 export type {
@@ -55,10 +56,8 @@ export {
 export type { ResourceContext, ResourceDefinition } from "./src/core/resources.ts";
 export type { ResourceTemplateDefinition } from "./src/core/templates.ts";
 export type { Completer, CompletionContext } from "./src/core/completion.ts";
-export type { ItemCache } from "./src/core/cache.ts";
+export type { CacheScope, ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
-export type { TaskOptions } from "./src/eras/tasks/options.ts";
-export type { SharedStore } from "./src/store/shared_store.ts";
 export type {
   ClientDescription,
   ClientRequestOptions,
@@ -66,14 +65,14 @@ export type {
   RequestContext,
 } from "./src/core/context.ts";
 export type { LoggingLevel } from "./src/core/logging.ts";
-export type { ElicitResult, ElicitSchema } from "./src/core/elicitation_forms.ts";
+export type { ElicitField, ElicitResult, ElicitSchema } from "./src/core/elicitation_forms.ts";
 export {
   InputRequiredError,
   MissingCapabilityError,
   type Root,
+  type SamplingMessage,
   type SamplingRequest,
   type SamplingResult,
-  type UrlElicitation,
 } from "./src/core/client_asks.ts";
 export type {
   ContentBlock,
@@ -86,11 +85,10 @@ export type { ObjectSchema } from "./src/schema/types.ts";
 export { ErrorCode, RpcError } from "./src/jsonrpc/errors.ts";
 export { ModernErrorCode } from "./src/jsonrpc/modern_errors.ts";
 export { ClientRequestError } from "./src/core/session.ts";
+export type { JsonRpcMessage } from "./src/jsonrpc/messages.ts";
 export type { Transport } from "./src/transports/transport.ts";
 export { StdioTransport, type StdioTransportOptions } from "./src/transports/stdio.ts";
 export { serveStdio, type ServeStdioOptions } from "./src/server/serve_stdio.ts";
 export type { HttpOptions } from "./src/http/options.ts";
 export { type HttpListener, serveHttp, type ServeHttpOptions } from "./src/server/serve_http.ts";
-export { type ServerSetup, serverSetup } from "./src/setup/flags.ts";
 export type { Guardrail } from "./src/call/guardrail.ts";
-export type { GuardrailsConfig } from "./src/guardrails/policy/create_guardrails.ts";

@@ -1,7 +1,6 @@
 /**
  * Transports for tests and embedding: an in-memory pair that makes every
- * test an end-to-end one without processes, and the line splitter the stdio
- * transport frames messages with.
+ * test an end-to-end one without processes.
  *
  * @example A client and a server in one process
  * ```ts
@@ -18,9 +17,3 @@
  */
 
 export { createMemoryPair, MemoryTransport } from "./src/transports/memory.ts";
-export {
-  type DroppedLine,
-  type DropReason,
-  LineSplitter,
-  type LineSplitterOptions,
-} from "./src/transports/line_splitter.ts";

@@ -18,9 +18,9 @@ import {
   RpcError,
   serveHttp,
   type Server,
-  serverSetup,
   serveStdio,
 } from "../mod.ts";
+import { serverSetup } from "../setup.ts";
 
 /** One order in the desk's in-memory book. */
 export interface Order {
@@ -101,7 +101,7 @@ export interface OrderDeskOptions {
  *
  * @example
  * ```ts
- * import { createOrderDesk } from "@warden/mcp/examples/orders";
+ * import { createOrderDesk } from "./orders.ts";
  * const server = createOrderDesk();
  * const reply = await server.handle({ jsonrpc: "2.0", id: 1, method: "tools/list" });
  * ```

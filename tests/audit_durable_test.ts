@@ -14,7 +14,8 @@ import {
   createGuardrails,
   fileAuditSink,
 } from "../guardrails.ts";
-import { parsePolicy, parseServerFlags, setupFromFlags } from "../cli.ts";
+import { parseServerFlags, setupFromFlags } from "../src/setup/flags.ts";
+import { parsePolicy } from "../src/setup/policy_file.ts";
 import { echoFixtures, initialize, request } from "./helpers.ts";
 
 async function ready(server: Server): Promise<Server> {

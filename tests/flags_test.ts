@@ -5,9 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import type { ServerSetup } from "../mod.ts";
+import type { ServerSetup } from "../src/setup/flags.ts";
 import { MemoryTransport } from "../testing.ts";
-import { type FlagsResult, parseServerFlags, setupFromFlags, usage } from "../cli.ts";
+import { type FlagsResult, parseServerFlags, setupFromFlags, usage } from "../src/setup/flags.ts";
 import { createOrderDesk } from "../examples/orders.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
 import { type DenoOutput, runDeno } from "./subprocess.ts";

@@ -29,11 +29,14 @@ function packageName(reference: string): string {
     : bare.slice(0, at);
 }
 
-/** The npm packages the library runs: every `npm:` specifier in src/runtime/npm.ts. */
+/** The npm packages the library runs: every `npm:` specifier in src/runtime/npm/. */
 async function libraryPackages(): Promise<string[]> {
-  const source = await Deno.readTextFile(join(ROOT, "src/runtime/npm.ts"));
-  const names = [...source.matchAll(/"npm:([^"]+)"/g)].map((match) => packageName(match[1] ?? ""));
-  assert.ok(names.length > 0, "src/runtime/npm.ts names no npm package");
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(join(ROOT, "src/runtime/npm"))) {
+    const source = await Deno.readTextFile(join(ROOT, "src/runtime/npm", entry.name));
+    for (const match of source.matchAll(/"npm:([^"]+)"/g)) names.push(packageName(match[1] ?? ""));
+  }
+  assert.ok(names.length > 0, "src/runtime/npm/ names no npm package");
   return [...new Set(names)].sort();
 }
 

@@ -12,11 +12,11 @@ import {
   defineTool,
   ErrorCode,
   type Guardrail,
-  type GuardrailsConfig,
   RpcError,
   type Server,
   type ServerOptions,
 } from "../mod.ts";
+import type { GuardrailsConfig } from "../src/guardrails/policy/create_guardrails.ts";
 import {
   type AuditEntry,
   type AuditSink,

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { ErrorCode } from "../mod.ts";
-import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "../src/core/lifecycle.ts";
 import { notification, request, resultOf } from "./helpers.ts";
 import {
   ENDPOINT,

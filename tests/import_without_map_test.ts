@@ -13,7 +13,7 @@ import { type DenoOutput, runDeno } from "./subprocess.ts";
 
 const MOD = new URL("../mod.ts", import.meta.url).href;
 const GUARDRAILS = new URL("../guardrails.ts", import.meta.url).href;
-const CLI = new URL("../cli.ts", import.meta.url).href;
+const CLI = new URL("../setup.ts", import.meta.url).href;
 
 const MAIN = `import { createServer, defineTool } from "${MOD}";
 import { createGuardrails } from "${GUARDRAILS}";

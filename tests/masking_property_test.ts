@@ -9,14 +9,10 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool, type Guardrail } from "../mod.ts";
-import {
-  auditLog,
-  callbackAuditSink,
-  compileRedactor,
-  createGuardrails,
-  redaction,
-} from "../guardrails.ts";
-import { parsePolicy, setupFromFlags } from "../cli.ts";
+import { auditLog, callbackAuditSink, createGuardrails, redaction } from "../guardrails.ts";
+import { compileRedactor } from "../src/guardrails/redact/engine.ts";
+import { setupFromFlags } from "../src/setup/flags.ts";
+import { parsePolicy } from "../src/setup/policy_file.ts";
 import { connectPeer, type Message } from "./peer.ts";
 
 const SECRET = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";

@@ -10,7 +10,7 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "../protocol.ts";
+} from "../src/core/lifecycle.ts";
 import {
   chattyTool,
   echoTool,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, defineTool, ErrorCode } from "../mod.ts";
 import { type AuditEntry, callbackAuditSink, createGuardrails } from "../guardrails.ts";
 import { MemoryTransport } from "../testing.ts";
-import { loadPolicyFile, parsePolicy } from "../cli.ts";
+import { loadPolicyFile, parsePolicy } from "../src/setup/policy_file.ts";
 import { errorOf, request, resultOf } from "./helpers.ts";
 
 type ErrorClass = typeof SyntaxError | typeof TypeError | typeof RangeError;

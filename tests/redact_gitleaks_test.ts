@@ -5,14 +5,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  checkGuardrailsConfig,
-  compileRedactor,
-  createGuardrails,
-  parseGitleaksRules,
-  redactText,
-} from "../guardrails.ts";
-import { loadPolicyFile, parsePolicy } from "../cli.ts";
+import { createGuardrails } from "../guardrails.ts";
+import { checkGuardrailsConfig } from "../src/guardrails/policy/create_guardrails.ts";
+import { compileRedactor, redactText } from "../src/guardrails/redact/engine.ts";
+import { parseGitleaksRules } from "../src/guardrails/redact/gitleaks.ts";
+import { loadPolicyFile, parsePolicy } from "../src/setup/policy_file.ts";
 import { translateRe2 } from "../src/guardrails/redact/re2.ts";
 
 const M = "[REDACTED]";

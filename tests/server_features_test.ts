@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { defineTool, ErrorCode, type Guardrail, type Server, type ServerOptions } from "../mod.ts";
 import { createGuardrails } from "../guardrails.ts";
-import { LOGGING_LEVELS } from "../protocol.ts";
+import { LOGGING_LEVELS } from "../src/core/logging.ts";
 import { errorOf, isRecord, resultOf } from "./helpers.ts";
 import { connectPeer, EMPTY, type Message, type Peer, testServer, textOf } from "./peer.ts";
 

@@ -10,11 +10,10 @@ import {
   type HttpOptions,
   serveHttp,
   type ServerOptions,
-  type ServerSetup,
-  serverSetup,
   serveStdio,
 } from "../mod.ts";
-import { setupFromFlags } from "../cli.ts";
+import { type ServerSetup, serverSetup } from "../setup.ts";
+import { setupFromFlags } from "../src/setup/flags.ts";
 
 type Assert<T extends true> = T;
 type Extends<A, B> = [A] extends [B] ? true : false;

@@ -12,7 +12,7 @@ import {
   type JsoncNode as Node,
   type JsoncParseError as ParseError,
   loadJsoncParser,
-} from "../runtime/npm.ts";
+} from "../runtime/npm/jsonc.ts";
 import type { GuardrailsConfig } from "../guardrails/policy/create_guardrails.ts";
 import { checkGuardrailsConfig } from "../guardrails/policy/create_guardrails.ts";
 import { loadGitleaksRules } from "../guardrails/redact/gitleaks.ts";

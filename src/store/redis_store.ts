@@ -7,7 +7,7 @@
  * @module
  */
 
-import { loadRedisClient, type RedisConnection } from "../runtime/npm.ts";
+import { loadRedisClient, type RedisConnection } from "../runtime/npm/redis.ts";
 import { describeUrl, OutageReporter, reasonOf } from "./outage.ts";
 import {
   type BucketTake,

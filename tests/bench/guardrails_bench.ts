@@ -9,7 +9,8 @@
  * @module
  */
 
-import type { GuardrailsConfig, Server } from "../../mod.ts";
+import type { Server } from "../../mod.ts";
+import type { GuardrailsConfig } from "../../guardrails.ts";
 import { createEchoServer, guardrailsOf, PERMISSIVE_POLICY } from "./servers/warden_server.ts";
 
 const GROUP = "guardrails: one tools/call via server.handle()";

@@ -18,7 +18,7 @@
 
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { compileRedactor, redactText } from "../../guardrails.ts";
+import { compileRedactor, redactText } from "../../src/guardrails/redact/engine.ts";
 import { lookalikeCorpus, PROSE_LOOKALIKES, secretCorpus } from "../redact_corpus.ts";
 import { prng } from "../redact_samples.ts";
 

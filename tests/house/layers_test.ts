@@ -15,7 +15,8 @@ import { importsOf, sourceFiles } from "./source_graph.ts";
 export const LAYERS: readonly string[] = [
   "src/schema", // JSON Schema 2020-12: compiler and inferred types
   "src/jsonrpc", // wire types and error codes
-  "src/runtime", // the host: stdio, listening, signals, npm loading
+  "src/runtime", // the host: stdio, listening, signals
+  "src/runtime/npm", // the npm packages optional integrations load, one file each
   "src/call", // the call contract: context, outcome, Guardrail, compose
   "src/store", // shared state and its own types (token buckets included)
   "src/transports", // stdio, in-memory, line framing
@@ -71,12 +72,12 @@ Deno.test("every import in src/ points down the layer order, type-only ones incl
   assert.deepEqual(upward, []);
 });
 
-Deno.test("only src/runtime/npm.ts names an npm package; src/ names no URL", () => {
+Deno.test("only src/runtime/npm/ names npm packages; src/ names no URL", () => {
   const named: string[] = [];
   for (const file of SRC_FILES) {
     for (const found of importsOf(file)) {
       if (found.to !== undefined || found.specifier.startsWith("node:")) continue;
-      if (found.specifier.startsWith("npm:") && file === "src/runtime/npm.ts") continue;
+      if (found.specifier.startsWith("npm:") && file.startsWith("src/runtime/npm/")) continue;
       named.push(`${file}:${found.line} ${found.specifier}`);
     }
   }

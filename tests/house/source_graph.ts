@@ -7,6 +7,8 @@
  * @module
  */
 
+// A test dependency, locked in tests/deno.lock like the SDKs.
+// deno-lint-ignore no-import-prefix
 import ts from "npm:typescript@5.9.3";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { loadToml } from "../../runtime/npm.ts";
+import { loadToml } from "../../runtime/npm/toml.ts";
 import { readTextFile } from "../../runtime/host.ts";
 import { translateRe2 } from "./re2.ts";
 import type { RedactRule, RuleAllowlist } from "./rules.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { loadOtelApi, type OtelApiModule } from "../../runtime/npm.ts";
+import { loadOtelApi, type OtelApiModule } from "../../runtime/npm/otel.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";

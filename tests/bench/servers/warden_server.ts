@@ -16,12 +16,12 @@ import {
   createServer,
   defineTool,
   type Guardrail,
-  type GuardrailsConfig,
   type HttpOptions,
   type ResourceTemplateDefinition,
   type Server,
   serveStdio,
 } from "../../../mod.ts";
+import type { GuardrailsConfig } from "../../../src/guardrails/policy/create_guardrails.ts";
 
 /** The permissive policy: every guardrail on, none of them ever refusing the benchmark's calls. */
 export const PERMISSIVE_POLICY = {
