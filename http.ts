@@ -18,9 +18,4 @@
  */
 
 export type { CorsOptions } from "./src/http/security.ts";
-export {
-  type EventStore,
-  MemoryEventStore,
-  type MemoryEventStoreOptions,
-  type ReplayedEvents,
-} from "./src/http/event_store.ts";
+export { type EventStore, MemoryEventStore } from "./src/http/event_store.ts";

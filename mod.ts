@@ -32,9 +32,7 @@
 export { createServer } from "./src/server/create_server.ts";
 export type {
   ClientSession,
-  ConnectOptions,
   ItemHandle,
-  ItemType,
   Server,
   ServerOptions,
   ToolList,
@@ -44,19 +42,17 @@ export {
   type ToolAnnotations,
   type ToolDefinition,
   type ToolReturn,
-  type ToolTaskSupport,
 } from "./src/core/tools.ts";
 export {
   definePrompt,
-  type PromptArgs,
   type PromptArgument,
   type PromptDefinition,
   type PromptReturn,
 } from "./src/core/prompts.ts";
 export type { ResourceContext, ResourceDefinition } from "./src/core/resources.ts";
 export type { ResourceTemplateDefinition } from "./src/core/templates.ts";
-export type { Completer, CompletionContext } from "./src/core/completion.ts";
-export type { CacheScope, ItemCache } from "./src/core/cache.ts";
+export type { Completer } from "./src/core/completion.ts";
+export type { ItemCache } from "./src/core/cache.ts";
 export type { CacheOptions } from "./src/eras/modern/caching.ts";
 export type {
   ClientDescription,
@@ -65,7 +61,12 @@ export type {
   RequestContext,
 } from "./src/core/context.ts";
 export type { LoggingLevel } from "./src/core/logging.ts";
-export type { ElicitField, ElicitResult, ElicitSchema } from "./src/core/elicitation_forms.ts";
+export type {
+  ElicitContent,
+  ElicitField,
+  ElicitResult,
+  ElicitSchema,
+} from "./src/core/elicitation_forms.ts";
 export {
   InputRequiredError,
   MissingCapabilityError,
@@ -73,8 +74,10 @@ export {
   type SamplingMessage,
   type SamplingRequest,
   type SamplingResult,
+  type UrlElicitation,
 } from "./src/core/client_asks.ts";
 export type {
+  ContentAnnotations,
   ContentBlock,
   PromptMessage,
   ResourceContents,
@@ -85,10 +88,10 @@ export type { ObjectSchema } from "./src/schema/types.ts";
 export { ErrorCode, RpcError } from "./src/jsonrpc/errors.ts";
 export { ModernErrorCode } from "./src/jsonrpc/modern_errors.ts";
 export { ClientRequestError } from "./src/core/session.ts";
-export type { JsonRpcMessage } from "./src/jsonrpc/messages.ts";
+export type { JsonRpcMessage, JsonRpcResponse } from "./src/jsonrpc/messages.ts";
 export type { Transport } from "./src/transports/transport.ts";
-export { StdioTransport, type StdioTransportOptions } from "./src/transports/stdio.ts";
-export { serveStdio, type ServeStdioOptions } from "./src/server/serve_stdio.ts";
+export { serveStdio } from "./src/server/serve_stdio.ts";
+export type { StdioTransportOptions } from "./src/transports/stdio.ts";
 export type { HttpOptions } from "./src/http/options.ts";
-export { type HttpListener, serveHttp, type ServeHttpOptions } from "./src/server/serve_http.ts";
+export { serveHttp } from "./src/server/serve_http.ts";
 export type { Guardrail } from "./src/call/guardrail.ts";

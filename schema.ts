@@ -18,13 +18,4 @@ export {
   type SchemaViolation,
   type Validator,
 } from "./src/schema/compile.ts";
-export type {
-  Infer,
-  InferArgs,
-  JsonSchema,
-  JsonSchemaMap,
-  JsonSchemaObject,
-  JsonTypeName,
-  JsonValue,
-  ObjectSchema,
-} from "./src/schema/types.ts";
+export type { Infer, JsonSchema, JsonSchemaObject, JsonValue } from "./src/schema/types.ts";

@@ -18,13 +18,5 @@
  * @module
  */
 
-export {
-  type FlagsResult,
-  parseServerFlags,
-  type ServerFlags,
-  type ServerIdentity,
-  type ServerSetup,
-  serverSetup,
-  setupFromFlags,
-} from "./src/setup/flags.ts";
+export { type ServerIdentity, type ServerSetup, serverSetup } from "./src/setup/flags.ts";
 export { loadPolicyFile, parsePolicy } from "./src/setup/policy_file.ts";

@@ -23,9 +23,8 @@ export {
   type SharedStore,
   StoreUnavailableError,
 } from "./src/store/shared_store.ts";
-export { MemoryStore, type MemoryStoreOptions } from "./src/store/memory_store.ts";
-export { RedisStore, type RedisStoreOptions } from "./src/store/redis_store.ts";
-export { KvStore, type KvStoreOptions } from "./src/store/kv_store.ts";
-export { checkStoreUrl, openStore, type OpenStoreOptions } from "./src/store/open_store.ts";
+export { MemoryStore } from "./src/store/memory_store.ts";
+export { RedisStore } from "./src/store/redis_store.ts";
+export { KvStore } from "./src/store/kv_store.ts";
+export { openStore } from "./src/store/open_store.ts";
 export { rotateStateKey } from "./src/store/sealing_keys.ts";
-export type { StoreOutagePolicy } from "./src/guardrails/rate_limit/shared_rate_limit.ts";

@@ -19,15 +19,11 @@
 
 export {
   MemoryTaskStore,
-  type MemoryTaskStoreOptions,
   type TaskMessage,
   type TaskPatch,
   type TaskRecord,
-  type TaskStatus,
   type TaskStore,
   TaskStoreFullError,
 } from "./src/eras/tasks/store.ts";
-export {
-  SharedTaskStore,
-  type SharedTaskStoreOptions,
-} from "./src/eras/tasks/shared_task_store.ts";
+export { SharedTaskStore } from "./src/eras/tasks/shared_task_store.ts";
+export type { TaskOptions } from "./src/eras/tasks/options.ts";

@@ -29,7 +29,7 @@ export interface ItemCache {
    * policy can hide items from some callers or requests are authenticated.
    * @default {"private"}
    */
-  scope?: CacheScope;
+  scope?: "public" | "private";
 }
 
 /** Checks a TTL option; throws a RangeError naming it. */

@@ -21,7 +21,10 @@ export interface CompletionContext {
  */
 export type Completer = (
   value: string,
-  context: CompletionContext,
+  context: {
+    /** Arguments the user already filled in. */
+    readonly arguments: Readonly<Record<string, string>>;
+  },
 ) => readonly string[] | Promise<readonly string[]>;
 
 /** The most values one completion result carries, per the specification. */

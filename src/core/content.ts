@@ -18,90 +18,57 @@ export interface ContentAnnotations {
   lastModified?: string;
 }
 
-/** A text block. */
-export interface TextContent {
-  /** Block kind. */
-  type: "text";
-  /** The text. */
-  text: string;
-  /** Optional client hints. */
-  annotations?: ContentAnnotations;
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
-}
-
-/** An image, base64-encoded. */
-export interface ImageContent {
-  /** Block kind. */
-  type: "image";
-  /** Base64 data. */
-  data: string;
-  /** For example `image/png`. */
-  mimeType: string;
-  /** Optional client hints. */
-  annotations?: ContentAnnotations;
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
-}
-
-/** Audio, base64-encoded. */
-export interface AudioContent {
-  /** Block kind. */
-  type: "audio";
-  /** Base64 data. */
-  data: string;
-  /** For example `audio/wav`. */
-  mimeType: string;
-  /** Optional client hints. */
-  annotations?: ContentAnnotations;
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
-}
-
 /** The contents of one resource, as text or as a base64 blob. */
 export type ResourceContents =
   | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
   | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
 
-/** A resource embedded in a result or message. */
-export interface EmbeddedResource {
-  /** Block kind. */
-  type: "resource";
-  /** The embedded contents. */
-  resource: ResourceContents;
-  /** Optional client hints. */
-  annotations?: ContentAnnotations;
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
-}
-
-/** A link to a resource the client may read. */
-export interface ResourceLink {
-  /** Block kind. */
-  type: "resource_link";
-  /** The linked resource's URI. */
-  uri: string;
-  /** Programmatic name. */
-  name: string;
-  /** Human-readable name. */
-  title?: string;
-  /** What the resource is. */
-  description?: string;
-  /** Its MIME type, when known. */
-  mimeType?: string;
-  /** Optional client hints. */
-  annotations?: ContentAnnotations;
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
-}
-
-/** Any block a tool result or prompt message may carry. */
+/**
+ * Any block a tool result or prompt message may carry: text, an image or
+ * audio (base64 data with its MIME type), an embedded resource, or a link
+ * to a resource the client may read. Each may carry `annotations` (client
+ * hints) and `_meta` (extension metadata).
+ */
 export type ContentBlock =
-  | TextContent
-  | ImageContent
-  | AudioContent
-  | EmbeddedResource
-  | ResourceLink;
+  | {
+    type: "text";
+    text: string;
+    annotations?: ContentAnnotations;
+    _meta?: Record<string, unknown>;
+  }
+  | {
+    type: "image" | "audio";
+    /** Base64 data. */
+    data: string;
+    /** For example `image/png` or `audio/wav`. */
+    mimeType: string;
+    annotations?: ContentAnnotations;
+    _meta?: Record<string, unknown>;
+  }
+  | {
+    type: "resource";
+    resource: ResourceContents;
+    annotations?: ContentAnnotations;
+    _meta?: Record<string, unknown>;
+  }
+  | {
+    type: "resource_link";
+    /** The linked resource's URI. */
+    uri: string;
+    /** Programmatic name. */
+    name: string;
+    /** Human-readable name. */
+    title?: string;
+    /** What the resource is. */
+    description?: string;
+    /** Its MIME type, when known. */
+    mimeType?: string;
+    annotations?: ContentAnnotations;
+    _meta?: Record<string, unknown>;
+  };
+
+/** A text block. */
+export type TextContent = Extract<ContentBlock, { type: "text" }>;
 
 /** The full result of a tool call, as sent to the client. */
 export interface ToolResult<S = Record<string, unknown>> {

@@ -4,7 +4,6 @@
  * @module
  */
 
-import type { JsonRpcId } from "../jsonrpc/messages.ts";
 import type { Root, SamplingRequest, SamplingResult, UrlElicitation } from "./client_asks.ts";
 import type { ElicitResult, ElicitSchema } from "./elicitation_forms.ts";
 import type { Implementation } from "./lifecycle.ts";
@@ -96,7 +95,7 @@ export interface RequestContext {
   /** Whether `signal` has fired; reading this does not create the signal (cheaper on hot paths). */
   readonly aborted: boolean;
   /** The JSON-RPC id of the request. */
-  readonly requestId: JsonRpcId;
+  readonly requestId: string | number;
   /** The client on the other end. */
   readonly client: ClientDescription;
   /** The configured principal of this session, if any. */

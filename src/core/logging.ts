@@ -5,8 +5,19 @@
  * @module
  */
 
-/** RFC 5424 severities, least severe first, as MCP's `logging/setLevel` names them. */
-export const LOGGING_LEVELS = [
+/** An RFC 5424 severity, as MCP's `logging/setLevel` names it. */
+export type LoggingLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** Every {@linkcode LoggingLevel}, least severe first. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = [
   "debug",
   "info",
   "notice",
@@ -15,10 +26,7 @@ export const LOGGING_LEVELS = [
   "critical",
   "alert",
   "emergency",
-] as const;
-
-/** One of {@linkcode LOGGING_LEVELS}. */
-export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
+];
 
 /** Whether `value` names a logging level. */
 export function isLoggingLevel(value: unknown): value is LoggingLevel {

@@ -27,11 +27,6 @@ export interface PromptArgument {
   readonly required?: boolean;
 }
 
-/** The arguments object a prompt's `get` receives, typed from its argument list. */
-export type PromptArgs<A extends readonly PromptArgument[]> =
-  & { [K in A[number] as K extends { required: true } ? K["name"] : never]: string }
-  & { [K in A[number] as K extends { required: true } ? never : K["name"]]?: string };
-
 /** What `get` may return: one user message as text, a list of messages, or both with a description. */
 export type PromptReturn =
   | string
@@ -67,8 +62,16 @@ export interface PromptDefinition<A extends readonly PromptArgument[] = readonly
   arguments?: A;
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
-  /** Builds the messages. */
-  get(args: PromptArgs<A>, context: RequestContext): PromptReturn | Promise<PromptReturn>;
+  /**
+   * Builds the messages. `args` is typed from the argument list: required
+   * arguments are strings, the others strings or absent.
+   */
+  get(
+    args:
+      & { [K in A[number] as K extends { required: true } ? K["name"] : never]: string }
+      & { [K in A[number] as K extends { required: true } ? never : K["name"]]?: string },
+    context: RequestContext,
+  ): PromptReturn | Promise<PromptReturn>;
 }
 
 /**

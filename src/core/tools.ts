@@ -10,7 +10,7 @@ import { checkItemCache, type ItemCache } from "./cache.ts";
 import { type MirroredParam, mirroredParams } from "./header_params.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import { compileSchema, type Validator } from "../schema/compile.ts";
-import type { Infer, InferArgs, ObjectSchema } from "../schema/types.ts";
+import type { Infer, ObjectSchema } from "../schema/types.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
@@ -102,9 +102,9 @@ export interface ToolDefinition<
    * have no tasks: every tool runs as a plain call there.
    * @default {"never"}
    */
-  task?: ToolTaskSupport;
+  task?: "never" | "optional" | "required";
   /** Does the work. Throwing (or returning `isError: true`) reports a failed call to the model. */
-  handler(args: InferArgs<S>, context: RequestContext): ToolReturn<O> | Promise<ToolReturn<O>>;
+  handler(args: Infer<S>, context: RequestContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }
 
 /**

@@ -5,14 +5,6 @@
  * @module
  */
 
-/** Events of one stream after a given event, as a store returns them. */
-export interface ReplayedEvents {
-  /** The stream the events belong to. */
-  readonly streamId: string;
-  /** The events after the one asked for, oldest first. */
-  readonly events: readonly { readonly id: string; readonly data: string }[];
-}
-
 /**
  * Keeps SSE events for resumption. Event ids must identify their stream.
  * Synchronous on purpose: the transport stores an event before it writes it,
@@ -30,23 +22,14 @@ export interface EventStore {
   /** Stores one event of `streamId` and returns its id. */
   store(streamId: string, data: string): string;
   /** The events of the same stream after `lastEventId`; undefined when the id is unknown. */
-  replayAfter(lastEventId: string): ReplayedEvents | undefined;
+  replayAfter(lastEventId: string): {
+    /** The stream the events belong to. */
+    readonly streamId: string;
+    /** The events after the one asked for, oldest first. */
+    readonly events: readonly { readonly id: string; readonly data: string }[];
+  } | undefined;
   /** Forgets a stream (its session ended). */
   forget(streamId: string): void;
-}
-
-/** Options of {@linkcode MemoryEventStore}. */
-export interface MemoryEventStoreOptions {
-  /**
-   * Events kept per stream; older ones are dropped.
-   * @default {1000}
-   */
-  maxEventsPerStream?: number;
-  /**
-   * Streams kept; the least recently written is dropped first.
-   * @default {10000}
-   */
-  maxStreams?: number;
 }
 
 /**
@@ -71,7 +54,18 @@ export class MemoryEventStore implements EventStore {
    *
    * @param options Bounds.
    */
-  constructor(options: MemoryEventStoreOptions = {}) {
+  constructor(options: {
+    /**
+     * Events kept per stream; older ones are dropped.
+     * @default {1000}
+     */
+    maxEventsPerStream?: number;
+    /**
+     * Streams kept; the least recently written is dropped first.
+     * @default {10000}
+     */
+    maxStreams?: number;
+  } = {}) {
     this.#maxEvents = options.maxEventsPerStream ?? 1000;
     this.#maxStreams = options.maxStreams ?? 10_000;
     for (
@@ -104,7 +98,7 @@ export class MemoryEventStore implements EventStore {
     return id;
   }
 
-  replayAfter(lastEventId: string): ReplayedEvents | undefined {
+  replayAfter(lastEventId: string): ReturnType<EventStore["replayAfter"]> {
     const slash = lastEventId.lastIndexOf("/");
     if (slash <= 0) return undefined;
     const streamId = lastEventId.slice(0, slash);
@@ -121,3 +115,11 @@ export class MemoryEventStore implements EventStore {
     this.#streams.delete(streamId);
   }
 }
+
+/** Options of {@linkcode MemoryEventStore}. */
+export type MemoryEventStoreOptions = NonNullable<
+  ConstructorParameters<typeof MemoryEventStore>[0]
+>;
+
+/** Events of one stream after a given event, as a store returns them. */
+export type ReplayedEvents = NonNullable<ReturnType<EventStore["replayAfter"]>>;

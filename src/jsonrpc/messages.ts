@@ -5,72 +5,49 @@
  * @module
  */
 
-/** A request id: JSON-RPC allows strings and numbers (MCP forbids null). */
+/**
+ * A response: a result, or an error whose `id` is null when the request's
+ * id could not be read. Ids are strings or numbers (MCP forbids null in
+ * requests); `error.code` is one of `ErrorCode` or `ModernErrorCode`.
+ */
+export type JsonRpcResponse =
+  | { jsonrpc: "2.0"; id: string | number; result: Record<string, unknown> }
+  | {
+    jsonrpc: "2.0";
+    id: string | number | null;
+    error: { code: number; message: string; data?: unknown };
+  };
+
+/**
+ * Any single JSON-RPC 2.0 message: a request (answered by exactly one
+ * response with its id), a notification (no id, never answered), or a
+ * response. MCP's `params` are always an object.
+ */
+export type JsonRpcMessage =
+  | { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }
+  | { jsonrpc: "2.0"; method: string; params?: Record<string, unknown> }
+  | JsonRpcResponse;
+
+/** A request id. */
 export type JsonRpcId = string | number;
 
-/** Parameters of a request or notification; MCP always uses an object. */
+/** Parameters of a request or notification. */
 export type JsonRpcParams = Record<string, unknown>;
 
 /** A request: expects exactly one response with the same id. */
-export interface JsonRpcRequest {
-  /** Always "2.0". */
-  jsonrpc: "2.0";
-  /** Correlates the response. */
-  id: JsonRpcId;
-  /** The method to call. */
-  method: string;
-  /** Named parameters. */
-  params?: JsonRpcParams;
-}
+export type JsonRpcRequest = Extract<JsonRpcMessage, { id: string | number; method: string }>;
 
 /** A notification: a request without an id, never answered. */
-export interface JsonRpcNotification {
-  /** Always "2.0". */
-  jsonrpc: "2.0";
-  /** The notification's method. */
-  method: string;
-  /** Named parameters. */
-  params?: JsonRpcParams;
-}
+export type JsonRpcNotification = Exclude<JsonRpcMessage, { id: unknown }>;
 
 /** A successful response. */
-export interface JsonRpcSuccess {
-  /** Always "2.0". */
-  jsonrpc: "2.0";
-  /** The id of the request this answers. */
-  id: JsonRpcId;
-  /** The method's result object. */
-  result: Record<string, unknown>;
-}
+export type JsonRpcSuccess = Extract<JsonRpcResponse, { result: unknown }>;
+
+/** An error response. */
+export type JsonRpcFailure = Extract<JsonRpcResponse, { error: unknown }>;
 
 /** The `error` member of an error response. */
-export interface JsonRpcErrorObject {
-  /** The error code (see `ErrorCode`). */
-  code: number;
-  /** A short description safe to show the client. */
-  message: string;
-  /** Optional structured detail. */
-  data?: unknown;
-}
-
-/** An error response; `id` is null when the request's id could not be read. */
-export interface JsonRpcFailure {
-  /** Always "2.0". */
-  jsonrpc: "2.0";
-  /** The id of the request this answers, or null. */
-  id: JsonRpcId | null;
-  /** What went wrong. */
-  error: JsonRpcErrorObject;
-}
-
-/** Either kind of response. */
-export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
-
-/** Any single JSON-RPC 2.0 message. */
-export type JsonRpcMessage =
-  | JsonRpcRequest
-  | JsonRpcNotification
-  | JsonRpcResponse;
+export type JsonRpcErrorObject = JsonRpcFailure["error"];
 
 /** What {@linkcode classifyMessage} found a JSON value to be. */
 export type Classified =

@@ -5,16 +5,6 @@
  * @module
  */
 
-/** The names JSON Schema's `type` keyword accepts. */
-export type JsonTypeName =
-  | "string"
-  | "number"
-  | "integer"
-  | "boolean"
-  | "null"
-  | "array"
-  | "object";
-
 /**
  * Any JSON value, as `JSON.parse` returns it, seen read-only (so `as const`
  * literals fit).
@@ -49,6 +39,9 @@ export type JsonSchema = boolean | JsonSchemaObject;
 
 /** A map from names to schemas (`properties`, `$defs` and the like). */
 export type JsonSchemaMap = { readonly [name: string]: JsonSchema };
+
+/** The names JSON Schema's `type` keyword accepts. */
+export type JsonTypeName = Extract<NonNullable<JsonSchemaObject["type"]>, string>;
 
 /**
  * The object form of {@linkcode JsonSchema}: every keyword Warden knows,
@@ -85,9 +78,9 @@ export interface JsonSchemaObject {
   /** A comment for schema authors. */
   readonly $comment?: string;
   /** Schemas kept for `$ref`. */
-  readonly $defs?: JsonSchemaMap;
+  readonly $defs?: { readonly [name: string]: JsonSchema };
   /** The pre-2019 name of `$defs`. */
-  readonly definitions?: JsonSchemaMap;
+  readonly definitions?: { readonly [name: string]: JsonSchema };
 
   /** A short title (annotation). */
   readonly title?: string;
@@ -113,7 +106,15 @@ export interface JsonSchemaObject {
   readonly contentSchema?: JsonSchema;
 
   /** One type name, or a list of them (any of which matches). */
-  readonly type?: JsonTypeName | readonly JsonTypeName[];
+  readonly type?:
+    | "string"
+    | "number"
+    | "integer"
+    | "boolean"
+    | "null"
+    | "array"
+    | "object"
+    | readonly ("string" | "number" | "integer" | "boolean" | "null" | "array" | "object")[];
   /** The allowed values. */
   readonly enum?: readonly JsonValue[];
   /** The only allowed value. */
@@ -172,11 +173,11 @@ export interface JsonSchemaObject {
   readonly unevaluatedItems?: JsonSchema;
 
   /** Schemas for named properties. */
-  readonly properties?: JsonSchemaMap;
+  readonly properties?: { readonly [name: string]: JsonSchema };
   /** Properties that must be present. */
   readonly required?: readonly string[];
   /** Schemas for properties whose names match a regular expression. */
-  readonly patternProperties?: JsonSchemaMap;
+  readonly patternProperties?: { readonly [name: string]: JsonSchema };
   /** The schema for properties matched by neither `properties` nor `patternProperties`. */
   readonly additionalProperties?: JsonSchema;
   /** A schema every property name must match. */
@@ -188,7 +189,7 @@ export interface JsonSchemaObject {
   /** Properties that become required when the named one is present. */
   readonly dependentRequired?: { readonly [name: string]: readonly string[] };
   /** Schemas the whole object must match when the named property is present. */
-  readonly dependentSchemas?: JsonSchemaMap;
+  readonly dependentSchemas?: { readonly [name: string]: JsonSchema };
   /** The schema for properties no other keyword (in place, including subschemas) evaluated. */
   readonly unevaluatedProperties?: JsonSchema;
 

@@ -13,62 +13,6 @@ import { onShutdownSignal } from "../runtime/signals.ts";
 import type { Server } from "./types.ts";
 import { requestPath } from "../http/requests.ts";
 
-/** Options of {@linkcode serveHttp}. */
-export interface ServeHttpOptions {
-  /**
-   * The interface to listen on. Anything but loopback exposes the server to
-   * the network: configure `http.allowedHosts` and `http.authenticate` then.
-   * @default {"127.0.0.1"}
-   */
-  hostname?: string;
-  /**
-   * The port; 0 picks a free one.
-   * @default {0}
-   */
-  port?: number;
-  /**
-   * The endpoint's path; every other path is 404.
-   * @default {"/mcp"}
-   */
-  path?: string;
-  /** Aborting it shuts the listener down gracefully (like `shutdown()`). */
-  signal?: AbortSignal;
-  /**
-   * Whether SIGINT and SIGTERM shut the listener down gracefully and then
-   * exit the process with 130 or 143. A second signal exits at once.
-   * @default {true}
-   */
-  handleSignals?: boolean;
-  /**
-   * How long calls in flight may run once a shutdown begins, in ms, before
-   * they are aborted.
-   * @default {the server's shutdownGraceMs (5000)}
-   */
-  shutdownGraceMs?: number;
-  /**
-   * Where the listener's own diagnostics go.
-   * @default {console.error}
-   */
-  log?: (message: string) => void;
-}
-
-/** A running HTTP listener. */
-export interface HttpListener {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:8123/mcp`. */
-  readonly url: string;
-  /** The port it listens on. */
-  readonly port: number;
-  /**
-   * Shuts down gracefully: new requests are refused (503) and no new
-   * connections accepted, calls in flight get the grace period, then the
-   * server is closed (aborting what is left and flushing the audit log) and
-   * the listener stopped. Calling it again returns the same promise.
-   */
-  shutdown(): Promise<void>;
-  /** Resolves when the listener has stopped. */
-  readonly finished: Promise<void>;
-}
-
 /** How long the listener may take to stop after the server closed, before connections are cut. */
 const STOP_WAIT_MS = 2000;
 
@@ -140,8 +84,58 @@ function observeBody(response: Response, done: () => void): Response {
  */
 export async function serveHttp(
   server: Server,
-  options: ServeHttpOptions = {},
-): Promise<HttpListener> {
+  options: {
+    /**
+     * The interface to listen on. Anything but loopback exposes the server to
+     * the network: configure `http.allowedHosts` and `http.authenticate` then.
+     * @default {"127.0.0.1"}
+     */
+    hostname?: string;
+    /**
+     * The port; 0 picks a free one.
+     * @default {0}
+     */
+    port?: number;
+    /**
+     * The endpoint's path; every other path is 404.
+     * @default {"/mcp"}
+     */
+    path?: string;
+    /** Aborting it shuts the listener down gracefully (like `shutdown()`). */
+    signal?: AbortSignal;
+    /**
+     * Whether SIGINT and SIGTERM shut the listener down gracefully and then
+     * exit the process with 130 or 143. A second signal exits at once.
+     * @default {true}
+     */
+    handleSignals?: boolean;
+    /**
+     * How long calls in flight may run once a shutdown begins, in ms, before
+     * they are aborted.
+     * @default {the server's shutdownGraceMs (5000)}
+     */
+    shutdownGraceMs?: number;
+    /**
+     * Where the listener's own diagnostics go.
+     * @default {console.error}
+     */
+    log?: (message: string) => void;
+  } = {},
+): Promise<{
+  /** The endpoint's URL, e.g. `http://127.0.0.1:8123/mcp`. */
+  readonly url: string;
+  /** The port it listens on. */
+  readonly port: number;
+  /**
+   * Shuts down gracefully: new requests are refused (503) and no new
+   * connections accepted, calls in flight get the grace period, then the
+   * server is closed (aborting what is left and flushing the audit log) and
+   * the listener stopped. Calling it again returns the same promise.
+   */
+  shutdown(): Promise<void>;
+  /** Resolves when the listener has stopped. */
+  readonly finished: Promise<void>;
+}> {
   const path = options.path ?? "/mcp";
   const hostname = options.hostname ?? "127.0.0.1";
   const graceMs = options.shutdownGraceMs ?? server.shutdownGraceMs;
@@ -203,3 +197,9 @@ export async function serveHttp(
     shutdown,
   };
 }
+
+/** Options of {@linkcode serveHttp}. */
+export type ServeHttpOptions = NonNullable<Parameters<typeof serveHttp>[1]>;
+
+/** A running HTTP listener. */
+export type HttpListener = Awaited<ReturnType<typeof serveHttp>>;

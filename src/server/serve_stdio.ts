@@ -13,19 +13,6 @@ import { onShutdownSignal } from "../runtime/signals.ts";
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
 import type { Server } from "./types.ts";
 
-/** Options of {@linkcode serveStdio}. */
-export interface ServeStdioOptions extends StdioTransportOptions {
-  /** The session's principal; overrides the server's. */
-  principal?: string;
-  /**
-   * Whether SIGINT and SIGTERM end the session like EOF does (in-flight calls
-   * finish within the server's grace period, the audit log is flushed) and
-   * then exit the process with 130 or 143. A second signal exits at once.
-   * @default {true}
-   */
-  handleSignals?: boolean;
-}
-
 /**
  * `source` until `stop` aborts, then a clean end, as if the client had
  * closed stdin: the session stops reading but finishes what it started.
@@ -77,7 +64,20 @@ function endOnAbort(
  * await serveStdio(server);
  * ```
  */
-export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
+export async function serveStdio(
+  server: Server,
+  options: StdioTransportOptions & {
+    /** The session's principal; overrides the server's. */
+    principal?: string;
+    /**
+     * Whether SIGINT and SIGTERM end the session like EOF does (in-flight calls
+     * finish within the server's grace period, the audit log is flushed) and
+     * then exit the process with 130 or 143. A second signal exits at once.
+     * @default {true}
+     */
+    handleSignals?: boolean;
+  } = {},
+): Promise<void> {
   const { principal, handleSignals = true, ...transportOptions } = options;
   const input = options.input ?? await hostStdin();
   const output = options.output ?? await hostStdout();

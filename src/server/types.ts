@@ -13,9 +13,8 @@ import type { ObjectSchema } from "../schema/types.ts";
 import type { HttpOptions } from "../http/options.ts";
 import type { Transport } from "../transports/transport.ts";
 import type { Root } from "../core/client_asks.ts";
-import type { ItemHandle, ItemType } from "../core/registry.ts";
+import type { ItemHandle } from "../core/registry.ts";
 import type { CacheOptions } from "../eras/modern/caching.ts";
-import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";
@@ -178,7 +177,7 @@ export interface ServerOptions<
    * balancer must share it. Unset, each process makes a random key, which
    * suits a single instance only.
    */
-  requestStateKey?: StateSecret | readonly StateSecret[];
+  requestStateKey?: string | Uint8Array | readonly (string | Uint8Array)[];
   /**
    * How long a sealed `requestState` is accepted, in ms.
    * @default {600000} (10 minutes)
@@ -202,20 +201,13 @@ export interface ServerOptions<
    */
   now?: () => number;
   /**
-   * State shared with the other instances that open the same store (issue
-   * 17): the `requestState` sealing key (unless `requestStateKey` is set)
+   * State shared with the other instances that open the same store: the `requestState` sealing key (unless `requestStateKey` is set)
    * and the list-change/resource-update bus. Rate limits take theirs through
    * the guardrails (`serverSetup()` passes the same store to both). The
    * server closes it on `close()`.
    * @default {undefined} (everything per process)
    */
   store?: SharedStore;
-}
-
-/** Options of `server.connect()`. */
-export interface ConnectOptions {
-  /** The principal of this session; overrides the server's `principal`. */
-  principal?: string;
 }
 
 /** A connected client, as `onRootsListChanged` listeners see it. */
@@ -228,7 +220,7 @@ export interface ClientSession {
   roots(options?: ClientRequestOptions): Promise<Root[]>;
 }
 
-export type { ItemHandle, ItemType };
+export type { ItemHandle };
 
 /**
  * An MCP server: register tools, resources and prompts, then `connect()` it
@@ -260,7 +252,7 @@ export interface Server {
    * its template string); false when there was none. Live sessions are told
    * the list changed.
    */
-  remove(type: ItemType, key: string): boolean;
+  remove(type: "tool" | "resource" | "resourceTemplate" | "prompt", key: string): boolean;
   /**
    * Tells the clients subscribed to `uri` (legacy `resources/subscribe` and
    * `subscriptions/listen` alike, if allowed to see it) that it changed.
@@ -282,9 +274,15 @@ export interface Server {
    */
   fetch(request: Request): Promise<Response>;
   /** Serves one session over `transport`; resolves when the session has ended. */
-  connect(transport: Transport, options?: ConnectOptions): Promise<void>;
+  connect(transport: Transport, options?: {
+    /** The principal of this session; overrides the server's `principal`. */
+    principal?: string;
+  }): Promise<void>;
   /** Aborts in-flight handlers, ends every session, and flushes guardrails (the audit log). */
   close(): Promise<void>;
   /** How long in-flight calls may finish once a session or listener shuts down (`shutdownGraceMs`). */
   readonly shutdownGraceMs: number;
 }
+
+/** Options of `server.connect()`. */
+export type ConnectOptions = NonNullable<Parameters<Server["connect"]>[1]>;

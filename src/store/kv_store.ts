@@ -20,20 +20,6 @@ import {
 } from "./shared_store.ts";
 import { bucketTtlMs, takeBuckets } from "./take_buckets.ts";
 
-/** Options for {@linkcode KvStore}. */
-export interface KvStoreOptions {
-  /**
-   * How often each instance reads the bus, in ms.
-   * @default {100}
-   */
-  pollMs?: number;
-  /**
-   * Where outages and recoveries are reported, once each.
-   * @default {console.error}
-   */
-  log?: (message: string) => void;
-}
-
 type KvKey = readonly (string | number)[];
 
 interface KvEntry {
@@ -117,7 +103,18 @@ export class KvStore implements SharedStore {
    * @param path The database file; absent for the default database (Deno Deploy's).
    * @param options Poll interval and the outage log.
    */
-  constructor(path?: string, options: KvStoreOptions = {}) {
+  constructor(path?: string, options: {
+    /**
+     * How often each instance reads the bus, in ms.
+     * @default {100}
+     */
+    pollMs?: number;
+    /**
+     * Where outages and recoveries are reported, once each.
+     * @default {console.error}
+     */
+    log?: (message: string) => void;
+  } = {}) {
     this.#kv = openKv(path === "" ? undefined : path);
     this.#kv.catch(() => {});
     this.#pollMs = options.pollMs ?? 100;
@@ -248,3 +245,6 @@ export class KvStore implements SharedStore {
     }
   }
 }
+
+/** Options for {@linkcode KvStore}. */
+export type KvStoreOptions = NonNullable<ConstructorParameters<typeof KvStore>[1]>;

@@ -10,18 +10,16 @@ import { type BucketStore, MemoryBucketStore } from "./bucket_store.ts";
 import type { BucketTake, BucketTakeResult, SetOptions, SharedStore } from "./shared_store.ts";
 import { takeBuckets } from "./take_buckets.ts";
 
-/** Options for {@linkcode MemoryStore}. */
-export interface MemoryStoreOptions {
-  /**
-   * The most token buckets kept (least recently used dropped first).
-   * @default {10000}
-   */
-  maxBuckets?: number;
-  /**
-   * The clock, in ms since the epoch (bucket refills, value expiry).
-   * @default {Date.now}
-   */
-  now?: () => number;
+/**
+ * The synchronous buckets of each in-process store. With them the rate
+ * limiter decides with no `await`, exactly as without a store; they are
+ * kept off the public `SharedStore` seam, which every backend implements.
+ */
+const LOCAL_BUCKETS = new WeakMap<SharedStore, BucketStore>();
+
+/** The synchronous bucket store of an in-process `store`, or undefined for any other backend. */
+export function localBuckets(store: SharedStore | undefined): BucketStore | undefined {
+  return store === undefined ? undefined : LOCAL_BUCKETS.get(store);
 }
 
 interface Stored {
@@ -44,8 +42,6 @@ interface Stored {
 export class MemoryStore implements SharedStore {
   /** Always `"memory"`. */
   readonly kind = "memory" as const;
-  /** The buckets, read and written synchronously by the rate limiter. */
-  readonly buckets: BucketStore;
   readonly #bucketMap: MemoryBucketStore;
   readonly #values = new Map<string, Stored>();
   readonly #channels = new Map<string, Set<(message: string) => void>>();
@@ -57,9 +53,20 @@ export class MemoryStore implements SharedStore {
    * @param options The bucket limit and the clock.
    * @throws {RangeError} If `maxBuckets` is not an integer above 0.
    */
-  constructor(options: MemoryStoreOptions = {}) {
+  constructor(options: {
+    /**
+     * The most token buckets kept (least recently used dropped first).
+     * @default {10000}
+     */
+    maxBuckets?: number;
+    /**
+     * The clock, in ms since the epoch (bucket refills, value expiry).
+     * @default {Date.now}
+     */
+    now?: () => number;
+  } = {}) {
     this.#bucketMap = new MemoryBucketStore({ maxKeys: options.maxBuckets ?? 10_000 });
-    this.buckets = this.#bucketMap;
+    LOCAL_BUCKETS.set(this, this.#bucketMap);
     this.#now = options.now ?? Date.now;
   }
 
@@ -126,3 +133,6 @@ export class MemoryStore implements SharedStore {
     return Promise.resolve();
   }
 }
+
+/** Options for {@linkcode MemoryStore}. */
+export type MemoryStoreOptions = NonNullable<ConstructorParameters<typeof MemoryStore>[0]>;

@@ -11,15 +11,6 @@ import { MemoryStore } from "./memory_store.ts";
 import { RedisStore } from "./redis_store.ts";
 import type { SharedStore } from "./shared_store.ts";
 
-/** Options for {@linkcode openStore}. */
-export interface OpenStoreOptions {
-  /**
-   * Where outages and recoveries are reported, once each.
-   * @default {console.error}
-   */
-  log?: (message: string) => void;
-}
-
 /**
  * Checks a store URL; the error says what is accepted.
  *
@@ -31,7 +22,7 @@ export interface OpenStoreOptions {
  *
  * @example
  * ```ts
- * import { checkStoreUrl } from "@warden/mcp/store";
+ * import { checkStoreUrl } from "./open_store.ts";
  * checkStoreUrl("redis://127.0.0.1:6379/0", "store");
  * ```
  */
@@ -81,7 +72,16 @@ export function checkStoreUrl(value: unknown, where: string): string {
  * console.assert(store.kind === "memory");
  * ```
  */
-export function openStore(url: string, options: OpenStoreOptions = {}): SharedStore {
+export function openStore(
+  url: string,
+  options: {
+    /**
+     * Where outages and recoveries are reported, once each.
+     * @default {console.error}
+     */
+    log?: (message: string) => void;
+  } = {},
+): SharedStore {
   checkStoreUrl(url, "store");
   const log = options.log === undefined ? {} : { log: options.log };
   if (url === "memory") return new MemoryStore();

@@ -18,31 +18,6 @@ import {
 } from "./shared_store.ts";
 import { bucketTtlMs } from "./take_buckets.ts";
 
-/** Options for {@linkcode RedisStore}. */
-export interface RedisStoreOptions {
-  /**
-   * Prepended to every key and channel, so servers can share one database.
-   * @default {"warden:"}
-   */
-  prefix?: string;
-  /**
-   * How long a command may take before it counts as an outage, in ms.
-   * @default {1000}
-   */
-  commandTimeoutMs?: number;
-  /**
-   * The longest wait between reconnect attempts, in ms (the wait doubles
-   * from 50 ms up to it).
-   * @default {2000}
-   */
-  maxReconnectDelayMs?: number;
-  /**
-   * Where outages and recoveries are reported, once each.
-   * @default {console.error}
-   */
-  log?: (message: string) => void;
-}
-
 // The token bucket of token_bucket.ts, all or nothing over KEYS, on the
 // server's clock so that instances with skewed clocks still agree. ARGV holds
 // a (capacity, refillPerSecond, cost, ttlMs) quadruple per key. Replies
@@ -118,7 +93,29 @@ export class RedisStore implements SharedStore {
    * @param options Prefix, timeouts and the outage log.
    * @throws {TypeError} If `url` is not a redis URL.
    */
-  constructor(url: string, options: RedisStoreOptions = {}) {
+  constructor(url: string, options: {
+    /**
+     * Prepended to every key and channel, so servers can share one database.
+     * @default {"warden:"}
+     */
+    prefix?: string;
+    /**
+     * How long a command may take before it counts as an outage, in ms.
+     * @default {1000}
+     */
+    commandTimeoutMs?: number;
+    /**
+     * The longest wait between reconnect attempts, in ms (the wait doubles
+     * from 50 ms up to it).
+     * @default {2000}
+     */
+    maxReconnectDelayMs?: number;
+    /**
+     * Where outages and recoveries are reported, once each.
+     * @default {console.error}
+     */
+    log?: (message: string) => void;
+  } = {}) {
     if (!/^rediss?:\/\//.test(url)) {
       throw new TypeError(`Invalid store: expected a redis:// URL, got ${JSON.stringify(url)}`);
     }
@@ -307,3 +304,6 @@ function takeReply(reply: unknown): BucketTakeResult {
   const refused = reply.slice(2).map((index) => Number(index) - 1);
   return { allowed: false, retryAfterSeconds, refused };
 }
+
+/** Options for {@linkcode RedisStore}. */
+export type RedisStoreOptions = NonNullable<ConstructorParameters<typeof RedisStore>[1]>;

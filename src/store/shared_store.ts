@@ -7,8 +7,6 @@
  * @module
  */
 
-import type { BucketStore } from "./bucket_store.ts";
-
 /** One bucket a take draws from: its key, its size and refill, and the cost. */
 export interface BucketTake {
   /** The bucket's key (the store adds its own prefix). */
@@ -62,11 +60,6 @@ export interface SetOptions {
 export interface SharedStore {
   /** Which backend this is, for messages and telemetry. */
   readonly kind: "memory" | "redis" | "kv";
-  /**
-   * The synchronous bucket store of an in-process backend: when present,
-   * the rate limiter decides with no `await`, exactly as without a store.
-   */
-  readonly buckets?: BucketStore;
   /**
    * Takes `cost` from every bucket, all or nothing, atomically across every
    * instance sharing the store. A missing bucket starts full.

@@ -26,20 +26,6 @@ import {
   type TaskStore,
 } from "./store.ts";
 
-/** Options for {@linkcode SharedTaskStore}. */
-export interface SharedTaskStoreOptions {
-  /**
-   * The prefix of every key and channel it uses.
-   * @default {"warden:task:"}
-   */
-  prefix?: string;
-  /**
-   * The clock, in ms since the epoch (for the keys' remaining TTL).
-   * @default {Date.now}
-   */
-  now?: () => number;
-}
-
 /** How an end claim is kept: the terminal status and its message. */
 interface EndClaim {
   readonly status: TaskStatus;
@@ -126,7 +112,18 @@ export class SharedTaskStore implements TaskStore {
    * @param store The shared store (closed by its owner, not by this).
    * @param options The key prefix and the clock.
    */
-  constructor(store: SharedStore, options: SharedTaskStoreOptions = {}) {
+  constructor(store: SharedStore, options: {
+    /**
+     * The prefix of every key and channel it uses.
+     * @default {"warden:task:"}
+     */
+    prefix?: string;
+    /**
+     * The clock, in ms since the epoch (for the keys' remaining TTL).
+     * @default {Date.now}
+     */
+    now?: () => number;
+  } = {}) {
     this.#store = store;
     this.#prefix = options.prefix ?? "warden:task:";
     this.#now = options.now ?? Date.now;
@@ -234,3 +231,6 @@ export class SharedTaskStore implements TaskStore {
       : { ttlMs: task.createdAt + task.ttlMs - this.#now(), ifAbsent };
   }
 }
+
+/** Options for {@linkcode SharedTaskStore}. */
+export type SharedTaskStoreOptions = NonNullable<ConstructorParameters<typeof SharedTaskStore>[1]>;

@@ -6,16 +6,8 @@
  * @module
  */
 
-/**
- * The states of a task; the last three are terminal.
- *
- * @example
- * ```ts
- * import type { TaskStatus } from "@warden/mcp/tasks";
- * const done: TaskStatus[] = ["completed", "failed", "cancelled"];
- * ```
- */
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+/** Where a task stands: working, waiting for input, or one of the three terminal states. */
+export type TaskStatus = TaskRecord["status"];
 
 /** Whether a status is terminal (the task no longer changes). */
 export function isTerminal(status: TaskStatus): boolean {
@@ -48,8 +40,8 @@ export interface TaskRecord {
   readonly principal: string | null;
   /** The tool it runs. */
   readonly tool: string;
-  /** Its status. */
-  readonly status: TaskStatus;
+  /** Where it stands: working, waiting for input, or ended (completed, failed or cancelled). */
+  readonly status: "working" | "input_required" | "completed" | "failed" | "cancelled";
   /** What it is doing, for people (progress messages, the reason of a failure). */
   readonly statusMessage?: string;
   /** Creation time, ms since the epoch. */
@@ -180,39 +172,6 @@ export type TaskMessage =
     readonly responses: Readonly<Record<string, unknown>>;
   };
 
-/**
- * Options of the in-memory store.
- *
- * @example
- * ```ts
- * import type { MemoryTaskStoreOptions } from "@warden/mcp/tasks";
- * const options: MemoryTaskStoreOptions = { maxTasks: 200, maxBytes: 4 << 20 };
- * ```
- */
-export interface MemoryTaskStoreOptions {
-  /**
-   * The most tasks kept at once; creating one more is refused.
-   * @default {1000}
-   */
-  maxTasks?: number;
-  /**
-   * The most bytes of task state (JSON, results included) kept at once.
-   * @default {16777216} (16 MiB)
-   */
-  maxBytes?: number;
-  /**
-   * How often expired tasks are swept while any task is kept, in ms. Reads
-   * also drop an expired task they meet, so the sweep only frees memory.
-   * @default {60000}
-   */
-  sweepIntervalMs?: number;
-  /**
-   * The clock, in ms since the epoch (tests inject one).
-   * @default {Date.now}
-   */
-  now?: () => number;
-}
-
 const encoder = new TextEncoder();
 
 function sizeOf(task: TaskRecord): number {
@@ -260,7 +219,29 @@ export class MemoryTaskStore implements TaskStore {
    *
    * @param options Its bounds, sweep interval and clock.
    */
-  constructor(options: MemoryTaskStoreOptions = {}) {
+  constructor(options: {
+    /**
+     * The most tasks kept at once; creating one more is refused.
+     * @default {1000}
+     */
+    maxTasks?: number;
+    /**
+     * The most bytes of task state (JSON, results included) kept at once.
+     * @default {16777216} (16 MiB)
+     */
+    maxBytes?: number;
+    /**
+     * How often expired tasks are swept while any task is kept, in ms. Reads
+     * also drop an expired task they meet, so the sweep only frees memory.
+     * @default {60000}
+     */
+    sweepIntervalMs?: number;
+    /**
+     * The clock, in ms since the epoch (tests inject one).
+     * @default {Date.now}
+     */
+    now?: () => number;
+  } = {}) {
     checkBound(options.maxTasks, "maxTasks");
     checkBound(options.maxBytes, "maxBytes");
     checkBound(options.sweepIntervalMs, "sweepIntervalMs");
@@ -403,3 +384,14 @@ export function newTaskId(): string {
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
+
+/**
+ * Options of the in-memory store.
+ *
+ * @example
+ * ```ts
+ * import type { MemoryTaskStoreOptions } from "@warden/mcp/tasks";
+ * const options: MemoryTaskStoreOptions = { maxTasks: 200, maxBytes: 4 << 20 };
+ * ```
+ */
+export type MemoryTaskStoreOptions = NonNullable<ConstructorParameters<typeof MemoryTaskStore>[0]>;

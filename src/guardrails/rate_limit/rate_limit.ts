@@ -11,6 +11,7 @@
  * @module
  */
 
+import { localBuckets } from "../../store/memory_store.ts";
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
 import { itemLabel } from "../access/access_policy.ts";
 import { type BucketStore, MemoryBucketStore } from "../../store/bucket_store.ts";
@@ -314,7 +315,7 @@ function createLimiter(
   deps: RateLimiterDeps,
 ): (call: RateLimitCall) => RateLimitRefusal | undefined {
   const rules = rulesOf(compileRateLimits(options));
-  const store = deps.store ?? deps.shared?.buckets ?? new MemoryBucketStore();
+  const store = deps.store ?? localBuckets(deps.shared) ?? new MemoryBucketStore();
   const now = deps.now ?? Date.now;
   const read = (key: string) => store.get(key);
   const write = (key: string, bucket: TokenBucket) => store.set(key, bucket);
@@ -399,7 +400,7 @@ function charge(
  */
 export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
   const shared = deps.shared;
-  if (shared !== undefined && shared.buckets === undefined && deps.store === undefined) {
+  if (shared !== undefined && localBuckets(shared) === undefined && deps.store === undefined) {
     const rules = rulesOf(compileRateLimits(options));
     const onOutage = deps.onOutage ?? "fail-closed";
     return sharedRateLimit({ shared, onOutage, plan: (call) => planTakes(rules, call) });
