@@ -21,8 +21,8 @@ import {
   requestHost,
   requestIdsOf,
   requestPath,
-  rpcError,
 } from "./requests.ts";
+import { rpcError } from "./responses.ts";
 import { corsHeaders, isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
 const SSE_HEADERS = {
