@@ -125,6 +125,172 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
   }
 }
 
+/** What a check may conclude besides a problem: go on (undefined), or accept as is. */
+const ACCEPT = Symbol("accept");
+
+/** One named check: a problem, {@linkcode ACCEPT} (skip the rest), or undefined (go on). */
+type HeaderCheck = (
+  request: Request,
+  message: Record<string, unknown>,
+  paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+) => HeaderProblem | typeof ACCEPT | undefined;
+
+const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_HEADER_PARAMS: readonly HeaderParam[] = [];
+
+/** A message's params, or none. */
+function paramsIn(message: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  return isRecord(message.params) ? message.params : NO_PARAMS;
+}
+
+/** Whether the message is a request (it has an id) rather than a notification. */
+function isRequest(message: Record<string, unknown>): boolean {
+  return message.id !== undefined;
+}
+
+function invalidParams(message: string): HeaderProblem {
+  return { status: 400, code: INVALID_PARAMS, message };
+}
+
+/** A request carries `_meta` with its revision and client capabilities (400, -32602). */
+function requiredMeta(
+  _request: Request,
+  message: Record<string, unknown>,
+): HeaderProblem | undefined {
+  if (!isRequest(message)) return undefined;
+  const meta = paramsIn(message)._meta;
+  if (!isRecord(meta)) return invalidParams("Invalid params: _meta is required");
+  if (typeof meta[PROTOCOL_VERSION_KEY] !== "string") {
+    return invalidParams(`Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] is required`);
+  }
+  if (!isRecord(meta[CAPABILITIES_KEY])) {
+    return invalidParams(`Invalid params: _meta["${CAPABILITIES_KEY}"] is required`);
+  }
+  return undefined;
+}
+
+/** A listen request must accept a stream (406, -32600). */
+function listenTakesStream(
+  request: Request,
+  message: Record<string, unknown>,
+): HeaderProblem | undefined {
+  if (message.method !== "subscriptions/listen" || !isRequest(message)) return undefined;
+  if (accepts(request, "text/event-stream")) return undefined;
+  // Its answer is a stream that stays open: as plain JSON the client would wait for nothing.
+  return {
+    status: 406,
+    code: INVALID_REQUEST,
+    message: "Not acceptable: subscriptions/listen answers with text/event-stream",
+  };
+}
+
+/** `MCP-Protocol-Version` is present and agrees with `_meta`. */
+function versionHeader(
+  request: Request,
+  message: Record<string, unknown>,
+): HeaderProblem | undefined {
+  const version = request.headers.get("mcp-protocol-version");
+  const meta = paramsIn(message)._meta;
+  const bodyVersion = isRecord(meta) ? meta[PROTOCOL_VERSION_KEY] : undefined;
+  if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
+  if (bodyVersion !== undefined && version !== bodyVersion) {
+    return mismatch(
+      `MCP-Protocol-Version ${quoted(version)} does not match _meta ${quoted(String(bodyVersion))}`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * `Mcp-Method` agrees with the body. It is required on requests; the
+ * revision defines no header rules for notification POSTs (clients such as
+ * the TypeScript SDK v2 send notifications/cancelled without one), so such
+ * a notification is accepted without the checks that follow.
+ */
+function methodHeader(
+  request: Request,
+  message: Record<string, unknown>,
+): HeaderProblem | typeof ACCEPT | undefined {
+  const header = request.headers.get("mcp-method")?.trim() ?? null;
+  if (header === null) {
+    return isRequest(message) ? mismatch("the Mcp-Method header is missing") : ACCEPT;
+  }
+  const method = methodOf(message);
+  if (header !== method) {
+    return mismatch(`Mcp-Method ${quoted(header)} does not match the body's ${quoted(method)}`);
+  }
+  return undefined;
+}
+
+/** `Mcp-Name` agrees with the body's name, URI or task id, where the method has one. */
+function nameHeader(request: Request, message: Record<string, unknown>): HeaderProblem | undefined {
+  const nameKey = NAME_SOURCES[methodOf(message)];
+  if (nameKey === undefined) return undefined;
+  const header = request.headers.get("mcp-name")?.trim() ?? null;
+  if (header === null) return mismatch("the Mcp-Name header is missing");
+  const decoded = decodeHeaderValue(header);
+  if (decoded === undefined) {
+    return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
+  }
+  if (decoded !== paramsIn(message)[nameKey]) {
+    return mismatch(`Mcp-Name ${quoted(decoded)} does not match the body's ${nameKey}`);
+  }
+  return undefined;
+}
+
+/** Each `Mcp-Param-*` the called tool declares agrees with its argument. */
+function paramHeaders(
+  request: Request,
+  message: Record<string, unknown>,
+  paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+): HeaderProblem | undefined {
+  const params = paramsIn(message);
+  if (methodOf(message) !== "tools/call" || typeof params.name !== "string") return undefined;
+  for (const param of paramsOf(params.name) ?? NO_HEADER_PARAMS) {
+    const problem = paramHeader(request.headers, params.arguments, param);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** One `Mcp-Param-*` header: absent only when the argument is, and equal to it. */
+function paramHeader(
+  headers: Headers,
+  args: unknown,
+  param: HeaderParam,
+): HeaderProblem | undefined {
+  const value = valueAt(args, param.path);
+  const raw = headers.get(`mcp-param-${param.header}`)?.trim() ?? null;
+  const present = value !== undefined && value !== null;
+  if (raw === null) {
+    return present ? mismatch(`the Mcp-Param-${param.header} header is missing`) : undefined;
+  }
+  const decoded = decodeHeaderValue(raw);
+  if (decoded === undefined) {
+    return mismatch(
+      `Mcp-Param-${param.header} has characters a header must not carry, or broken base64`,
+    );
+  }
+  if (!present || !sameValue(decoded, value, param.type)) {
+    return mismatch(`Mcp-Param-${param.header} does not match the body's argument`);
+  }
+  return undefined;
+}
+
+function methodOf(message: Record<string, unknown>): string {
+  return typeof message.method === "string" ? message.method : "";
+}
+
+/** The checks of a modern POST, in the order their errors take precedence. */
+const HEADER_CHECKS: readonly HeaderCheck[] = [
+  requiredMeta,
+  listenTakesStream,
+  versionHeader,
+  methodHeader,
+  nameHeader,
+  paramHeaders,
+];
+
 /**
  * Checks a modern POST's headers against its body (a single JSON-RPC
  * message). Order: the required `_meta` keys (400, -32602), a listen
@@ -138,91 +304,10 @@ export function checkModernHeaders(
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
 ): HeaderProblem | undefined {
-  const headers = request.headers;
-  const params = isRecord(message.params) ? message.params : {};
-  const meta = params._meta;
-  const isRequest = message.id !== undefined;
-  if (isRequest) {
-    if (!isRecord(meta)) {
-      return { status: 400, code: INVALID_PARAMS, message: "Invalid params: _meta is required" };
-    }
-    if (typeof meta[PROTOCOL_VERSION_KEY] !== "string") {
-      return {
-        status: 400,
-        code: INVALID_PARAMS,
-        message: `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] is required`,
-      };
-    }
-    if (!isRecord(meta[CAPABILITIES_KEY])) {
-      return {
-        status: 400,
-        code: INVALID_PARAMS,
-        message: `Invalid params: _meta["${CAPABILITIES_KEY}"] is required`,
-      };
-    }
-  }
-  if (
-    message.method === "subscriptions/listen" && isRequest && !accepts(request, "text/event-stream")
-  ) {
-    // Its answer is a stream that stays open: as plain JSON the client would wait for nothing.
-    return {
-      status: 406,
-      code: INVALID_REQUEST,
-      message: "Not acceptable: subscriptions/listen answers with text/event-stream",
-    };
-  }
-  const version = headers.get("mcp-protocol-version");
-  const bodyVersion = isRecord(meta) ? meta[PROTOCOL_VERSION_KEY] : undefined;
-  if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
-  if (bodyVersion !== undefined && version !== bodyVersion) {
-    return mismatch(
-      `MCP-Protocol-Version ${quoted(version)} does not match _meta ${quoted(String(bodyVersion))}`,
-    );
-  }
-  const method = typeof message.method === "string" ? message.method : "";
-  const methodHeader = headers.get("mcp-method")?.trim() ?? null;
-  // Mcp-Method is required on requests; the revision defines no header rules for notification
-  // POSTs (clients such as the TypeScript SDK v2 send notifications/cancelled without one).
-  if (methodHeader === null) {
-    return isRequest ? mismatch("the Mcp-Method header is missing") : undefined;
-  }
-  if (methodHeader !== method) {
-    return mismatch(
-      `Mcp-Method ${quoted(methodHeader)} does not match the body's ${quoted(method)}`,
-    );
-  }
-  const nameKey = NAME_SOURCES[method];
-  if (nameKey !== undefined) {
-    const name = params[nameKey];
-    const nameHeader = headers.get("mcp-name")?.trim() ?? null;
-    if (nameHeader === null) return mismatch("the Mcp-Name header is missing");
-    const decoded = decodeHeaderValue(nameHeader);
-    if (decoded === undefined) {
-      return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
-    }
-    if (decoded !== name) {
-      return mismatch(`Mcp-Name ${quoted(decoded)} does not match the body's ${nameKey}`);
-    }
-  }
-  if (method === "tools/call" && typeof params.name === "string") {
-    for (const param of paramsOf(params.name) ?? []) {
-      const value = valueAt(params.arguments, param.path);
-      const raw = headers.get(`mcp-param-${param.header}`)?.trim() ?? null;
-      const present = value !== undefined && value !== null;
-      if (raw === null) {
-        if (present) return mismatch(`the Mcp-Param-${param.header} header is missing`);
-        continue;
-      }
-      const decoded = decodeHeaderValue(raw);
-      if (decoded === undefined) {
-        return mismatch(
-          `Mcp-Param-${param.header} has characters a header must not carry, or broken base64`,
-        );
-      }
-      if (!present || !sameValue(decoded, value, param.type)) {
-        return mismatch(`Mcp-Param-${param.header} does not match the body's argument`);
-      }
-    }
+  for (const check of HEADER_CHECKS) {
+    const verdict = check(request, message, paramsOf);
+    if (verdict === ACCEPT) return undefined;
+    if (verdict !== undefined) return verdict;
   }
   return undefined;
 }

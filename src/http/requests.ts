@@ -1,6 +1,6 @@
 /**
  * Reading an HTTP request for the endpoint: its body within a limit, its
- * Accept header, the request ids it carries, and JSON-RPC error answers.
+ * Accept header, its host and path, and the request ids it carries.
  *
  * @module
  */
@@ -8,6 +8,7 @@
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
+import { rpcError } from "./responses.ts";
 
 /** The ids of the requests among `messages` (notifications and responses have none). */
 export function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
@@ -19,20 +20,6 @@ export function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
     ) ids.push(message.id);
   }
   return ids;
-}
-
-/** An HTTP error answer carrying a JSON-RPC error with id null. */
-export function rpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers?: Headers,
-): Response {
-  const response = Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, {
-    status,
-  });
-  headers?.forEach((value, key) => response.headers.set(key, value));
-  return response;
 }
 
 /** Whether the Accept header takes `type` (or anything). */

@@ -1,0 +1,114 @@
+/**
+ * A POST of the legacy era: `initialize` opens a session under a fresh
+ * `Mcp-Session-Id`, every later message names it; in stateless mode each
+ * POST gets a session of its own for as long as it (or its stream) lasts.
+ *
+ * @module
+ */
+
+import { ErrorCode } from "../jsonrpc/errors.ts";
+import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
+import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
+import type { HttpSession } from "./http_session.ts";
+import type { HttpProtocolSession } from "./options.ts";
+import { respond } from "./replies.ts";
+import { requestIdsOf } from "./requests.ts";
+import { rpcError } from "./responses.ts";
+
+/** The revision a sessionless request without a version header is served under. */
+const DEFAULT_STATELESS_VERSION = "2025-03-26";
+
+/**
+ * Answers a legacy POST whose body parsed as `value`: refuses an unknown
+ * `MCP-Protocol-Version`, then finds or opens the session and dispatches.
+ */
+export async function legacyPost<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  principal: string | undefined,
+  version: string | null,
+  value: unknown,
+  sseOk: boolean,
+): Promise<Response> {
+  if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
+    return rpcError(
+      400,
+      ErrorCode.InvalidRequest,
+      `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
+    );
+  }
+  const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";
+  if (endpoint.stateless) {
+    // A stateless session lives for this request (or its stream) only.
+    const { http, release } = endpoint.sessions.open(principal, false);
+    if (!isInitialize) http.session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
+    return await dispatchOn(endpoint, http, value, sseOk, release, isInitialize);
+  }
+  if (isInitialize) {
+    if (!endpoint.sessions.makeRoom()) {
+      return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
+    }
+    const http = endpoint.sessions.open(principal, true).http;
+    return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
+  }
+  const found = sessionOf(endpoint, request, principal);
+  if (found instanceof Response) return found;
+  return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
+}
+
+/** Dispatches `value` on `http`: acknowledged when it holds no request, else answered. */
+async function dispatchOn<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  http: HttpSession,
+  value: unknown,
+  sseOk: boolean,
+  release: (() => void) | undefined,
+  isInitialize: boolean,
+): Promise<Response> {
+  const headers = new Headers();
+  if (http.id !== undefined) headers.set("mcp-session-id", http.id);
+  const ids = requestIdsOf(Array.isArray(value) ? value : [value]);
+  if (ids.length === 0) return await acknowledge(endpoint, http, value, headers, release);
+  const statusOf = isInitialize ? initializeStatus : legacyStatus;
+  return await respond(endpoint, http, value, ids, sseOk, headers, release, statusOf);
+}
+
+/**
+ * Notifications and responses are accepted with 202; anything that is not
+ * a JSON-RPC message at all gets its -32600 as a 400.
+ */
+async function acknowledge<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  http: HttpSession,
+  value: unknown,
+  headers: Headers,
+  release: (() => void) | undefined,
+): Promise<Response> {
+  try {
+    const reply = await endpoint.host.dispatcher.handle(value, protocolOf<S>(http));
+    if (reply === undefined) return new Response(null, { status: 202, headers });
+    headers.set("content-type", "application/json");
+    return new Response(JSON.stringify(reply), { status: 400, headers });
+  } finally {
+    release?.();
+  }
+}
+
+/** A legacy reply is always 200, errors included. */
+function legacyStatus(): number {
+  return 200;
+}
+
+/** 200, but a failed `initialize` leaves no session behind (and names none). */
+function initializeStatus<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  reply: JsonRpcResponse | undefined,
+  http: HttpSession,
+  headers: Headers,
+): number {
+  if (http.id !== undefined && (reply === undefined || "error" in reply)) {
+    endpoint.sessions.end(http.id, "The initialize request failed");
+    headers.delete("mcp-session-id");
+  }
+  return 200;
+}

@@ -1,0 +1,57 @@
+/**
+ * A POST's intake: its media type and Accept header checked, its body read
+ * within limits and parsed, then handed to the era it belongs to.
+ *
+ * @module
+ */
+
+import { ErrorCode } from "../jsonrpc/errors.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { legacyPost } from "./legacy_post.ts";
+import { isModernPost } from "./modern_headers.ts";
+import { modernPost } from "./modern_post.ts";
+import type { HttpProtocolSession } from "./options.ts";
+import { accepts, readBody } from "./requests.ts";
+import { rpcError } from "./responses.ts";
+
+/** Answers a POST: 415, 406, 413, 408 or 400 before dispatch, else what its era answers. */
+export async function post<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  principal: string | undefined,
+  version: string | null,
+): Promise<Response> {
+  if (mediaTypeOf(request) !== "application/json") {
+    return rpcError(
+      415,
+      ErrorCode.InvalidRequest,
+      "Unsupported media type: send application/json",
+    );
+  }
+  const jsonOk = accepts(request, "application/json");
+  const sseOk = accepts(request, "text/event-stream");
+  if (!jsonOk && !sseOk) {
+    return rpcError(
+      406,
+      ErrorCode.InvalidRequest,
+      "Not acceptable: accept application/json and text/event-stream",
+    );
+  }
+  const text = await readBody(request, endpoint.bodyLimits);
+  if (text instanceof Response) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+  }
+  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
+    return await modernPost(endpoint, request, principal, value, sseOk);
+  }
+  return await legacyPost(endpoint, request, principal, version, value, sseOk);
+}
+
+/** The Content-Type without its parameters, lower case. */
+function mediaTypeOf(request: Request): string | undefined {
+  return request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+}
