@@ -1,8 +1,9 @@
 /**
  * The documentation's code is real: every ```ts block of README.md and of
  * every docs/*.md page type-checks against this checkout, every ```json
- * block parses, and every relative link names a file (and heading) that
- * exists. Each ts block is written to its own module in a temporary project
+ * block parses, every relative link names a file (and heading) that
+ * exists, and the README's 15-line server is the fixture the house tests
+ * run. Each ts block is written to its own module in a temporary project
  * whose import map points `@warden/mcp` and each of its subpath exports at
  * this checkout, with the repository's compiler options; `deno check` runs
  * on them all at once, and each error is reported as PAGE:LINE:COLUMN. A
@@ -173,4 +174,24 @@ Deno.test("every relative link of README.md and docs/*.md names a file and headi
     }
   }
   assert.deepEqual(problems, []);
+});
+
+/** A module's code without its leading doc comment and trailing `//` comments. */
+function codeOnly(text: string): string {
+  return text
+    .replace(/^\/\*\*[\s\S]*?\*\/\s*/, "")
+    .split("\n")
+    .map((line) => line.replace(/\s+\/\/ .*$/, ""))
+    .join("\n")
+    .trim();
+}
+
+Deno.test("the README's 15-line server is tests/fixtures/minimal_server.ts, which the house tests run", async () => {
+  const [readme] = await documentationPages();
+  assert.ok(readme !== undefined);
+  const first = fencedBlocks(readme).find((block) => block.info[0] === "ts");
+  assert.ok(first !== undefined, "README.md has no ts block");
+  const fixture = await Deno.readTextFile(join(ROOT, "tests/fixtures/minimal_server.ts"));
+  assert.equal(codeOnly(first.code), codeOnly(fixture).replace('"../../mod.ts"', '"@warden/mcp"'));
+  assert.ok(first.code.split("\n").length <= 15, `README.md:${first.line}: more than 15 lines`);
 });
