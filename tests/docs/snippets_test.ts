@@ -2,8 +2,8 @@
  * The documentation's code is real: every ```ts block of README.md and of
  * every docs/*.md page type-checks against this checkout, every ```json
  * block parses, every relative link names a file (and heading) that
- * exists, and the README's 15-line server is the fixture the house tests
- * run. Each ts block is written to its own module in a temporary project
+ * exists, the README's 15-line server is the fixture the house tests run,
+ * and docs/layout.md follows the house's layer order. Each ts block is written to its own module in a temporary project
  * whose import map points `@warden/mcp` and each of its subpath exports at
  * this checkout, with the repository's compiler options; `deno check` runs
  * on them all at once, and each error is reported as PAGE:LINE:COLUMN. A
@@ -194,4 +194,15 @@ Deno.test("the README's 15-line server is tests/fixtures/minimal_server.ts, whic
   const fixture = await Deno.readTextFile(join(ROOT, "tests/fixtures/minimal_server.ts"));
   assert.equal(codeOnly(first.code), codeOnly(fixture).replace('"../../mod.ts"', '"@warden/mcp"'));
   assert.ok(first.code.split("\n").length <= 15, `README.md:${first.line}: more than 15 lines`);
+});
+
+Deno.test("docs/layout.md lists the rooms of tests/house/layers_test.ts, in its order", async () => {
+  // Read as text: importing the house test would register its tests here too.
+  const house = await Deno.readTextFile(join(ROOT, "tests/house/layers_test.ts"));
+  const order = /LAYERS[^=]*=\s*\[([\s\S]*?)\];/.exec(house)?.[1] ?? "";
+  const rooms = [...order.matchAll(/^\s*"(src\/[^"]+)"/gm)].map((match) => `${match[1]}/`);
+  assert.ok(rooms.length > 10, "cannot read LAYERS from tests/house/layers_test.ts");
+  const layout = await Deno.readTextFile(join(ROOT, "docs/layout.md"));
+  const rows = [...layout.matchAll(/^\| `(src\/[^`]+)`/gm)].map((match) => match[1]);
+  assert.deepEqual(rows, rooms);
 });
