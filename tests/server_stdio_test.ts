@@ -4,7 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type Server, StdioTransport } from "../mod.ts";
+import { createServer, defineTool, type Server } from "../mod.ts";
+import { StdioTransport } from "../src/transports/stdio.ts";
 import {
   captureLog,
   fixtureServer,

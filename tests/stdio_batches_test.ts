@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, StdioTransport } from "../mod.ts";
+import { createServer, defineTool } from "../mod.ts";
+import { StdioTransport } from "../src/transports/stdio.ts";
 import {
   Dispatcher,
   type DispatchSession,

@@ -11,11 +11,12 @@
  * requests); `error.code` is one of `ErrorCode` or `ModernErrorCode`.
  */
 export type JsonRpcResponse =
-  | { jsonrpc: "2.0"; id: string | number; result: Record<string, unknown> }
+  | { jsonrpc: "2.0"; id: string | number; result: Record<string, unknown>; error?: never }
   | {
     jsonrpc: "2.0";
     id: string | number | null;
     error: { code: number; message: string; data?: unknown };
+    result?: never;
   };
 
 /**
@@ -41,10 +42,10 @@ export type JsonRpcRequest = Extract<JsonRpcMessage, { id: string | number; meth
 export type JsonRpcNotification = Exclude<JsonRpcMessage, { id: unknown }>;
 
 /** A successful response. */
-export type JsonRpcSuccess = Extract<JsonRpcResponse, { result: unknown }>;
+export type JsonRpcSuccess = Extract<JsonRpcResponse, { result: Record<string, unknown> }>;
 
 /** An error response. */
-export type JsonRpcFailure = Extract<JsonRpcResponse, { error: unknown }>;
+export type JsonRpcFailure = Extract<JsonRpcResponse, { error: { code: number } }>;
 
 /** The `error` member of an error response. */
 export type JsonRpcErrorObject = JsonRpcFailure["error"];
