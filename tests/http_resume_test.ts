@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { defineTool } from "../mod.ts";
 import { type EventStore, MemoryEventStore } from "../http.ts";
-import { type ReplayedEvents } from "../src/http/event_store.ts";
+import type { ReplayedEvents } from "../src/http/event_store.ts";
 import { request, resultOf } from "./helpers.ts";
 import {
   gate,
