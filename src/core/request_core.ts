@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, RpcError } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../jsonrpc/messages.ts";
 import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
@@ -35,10 +35,6 @@ export interface ParsedCall {
   readonly call: GuardedCall;
   /** Why the request is malformed; the pipeline still runs, so the audit sees it. */
   readonly problem: RpcError | undefined;
-}
-
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
 /** Keeps user-supplied names in messages short. */
@@ -72,9 +68,9 @@ export function parseCall(
   const name = params[nameKey];
   const args = kind === "resource" ? {} : params.arguments ?? {};
   const problem = typeof name !== "string"
-    ? invalid(`${nameKey} must be a string`)
+    ? invalidParamsError(`${nameKey} must be a string`)
     : !isRecord(args)
-    ? invalid("arguments must be an object")
+    ? invalidParamsError("arguments must be an object")
     : undefined;
   return {
     call: {
@@ -290,7 +286,7 @@ export class RequestCore {
     try {
       request = parseCompletionRequest(params);
     } catch (error) {
-      const problem = error instanceof RpcError ? error : invalid(String(error));
+      const problem = error instanceof RpcError ? error : invalidParamsError(String(error));
       const call: GuardedCall = {
         kind: "prompt",
         method: "completion/complete",

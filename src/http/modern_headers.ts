@@ -8,7 +8,9 @@
  * @module
  */
 
+import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
+import { ModernErrorCode } from "../jsonrpc/modern_errors.ts";
 import { accepts } from "./requests.ts";
 
 /** The `_meta` key that names a request's revision. */
@@ -33,9 +35,9 @@ export interface HeaderProblem {
   readonly message: string;
 }
 
-const HEADER_MISMATCH = -32020;
-const INVALID_PARAMS = -32602;
-const INVALID_REQUEST = -32600;
+const HEADER_MISMATCH = ModernErrorCode.HeaderMismatch;
+const INVALID_PARAMS = ErrorCode.InvalidParams;
+const INVALID_REQUEST = ErrorCode.InvalidRequest;
 
 /** Where `Mcp-Name` comes from, by method. */
 const NAME_SOURCES: Readonly<Record<string, string>> = {

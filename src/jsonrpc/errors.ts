@@ -73,3 +73,11 @@ export class RpcError extends Error {
     this.data = data;
   }
 }
+
+/**
+ * A -32602 error for malformed request params, worded alike in every layer:
+ * `Invalid params: ` and then what is wrong (`uri must be a string`).
+ */
+export function invalidParamsError(detail: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+}
