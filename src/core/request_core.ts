@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, invalidParamsError, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, quote, RpcError } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../jsonrpc/messages.ts";
 import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
@@ -37,16 +37,11 @@ export interface ParsedCall {
   readonly problem: RpcError | undefined;
 }
 
-/** Keeps user-supplied names in messages short. */
-export function label(name: string): string {
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-}
-
 /** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
 export function notFound(kind: string, name: string): CallOutcome {
   return {
     status: "not_found",
-    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${label(name)}`),
+    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
   };
 }
 
@@ -199,7 +194,7 @@ export class RequestCore {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(
         `warden: the call pipeline failed on ${parsed.call.method} ${
-          label(parsed.call.name)
+          quote(parsed.call.name)
         }: ${detail}`,
       );
       return {
@@ -325,7 +320,7 @@ export class RequestCore {
       } catch (error) {
         if (error instanceof RpcError) return { status: "error", error };
         const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        this.#log(`warden: completing ${label(name)} failed: ${detail}`);
+        this.#log(`warden: completing ${quote(name)} failed: ${detail}`);
         return {
           status: "internal_error",
           error: new RpcError(ErrorCode.InternalError, "Internal error"),

@@ -1,6 +1,7 @@
 /**
- * JSON-RPC error codes Warden answers with, and the error class that carries
- * one out of a handler.
+ * JSON-RPC error codes Warden answers with, the error class that carries
+ * one out of a handler, and the quoting that keeps a peer's text in a
+ * message short and unable to break it.
  *
  * @module
  */
@@ -80,4 +81,13 @@ export class RpcError extends Error {
  */
 export function invalidParamsError(detail: string): RpcError {
   return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+}
+
+/**
+ * Text from the peer (a method, tool or header name) as it goes into a
+ * message or log line: a JSON string, so quotes and control characters are
+ * escaped, cut to `max` characters with `…` so a huge name is not echoed whole.
+ */
+export function quote(value: string, max = 80): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
 }
