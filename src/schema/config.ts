@@ -2,7 +2,7 @@
  * Checking a configuration object once, when its factory runs, against a
  * JSON Schema validated by this library's own compiler: a bad option stops
  * start-up with an error that names its place, e.g. `Invalid rate limits:
- * rules[0].capacity must be > 0`. Each schema is compiled the first time it
+ * rules[0].capacity must be > 0, got 0`. Each schema is compiled the first time it
  * is used, so a factory nobody calls costs nothing. Checks a schema cannot
  * express (glob syntax, regular expressions, one value against another)
  * stay with the factory. Internal: not part of the `schema` entry point.
@@ -58,7 +58,7 @@ export function checkConfig(
   if (validate === undefined) {
     // Closures: a configuration is checked a few times per process, so generating code would not pay.
     validate = compileSchema(schema, {
-      label: `Cannot compile the schema for ${what}`,
+      label: `Cannot compile the schema for ${what || "a configuration"}`,
       codegen: false,
     });
     validators.set(schema, validate);
