@@ -267,8 +267,8 @@ Deno.test("compileAccessPolicy() returns a frozen policy unaffected by later edi
 
 Deno.test("compileAccessPolicy() reports configuration errors with their path", () => {
   const cases: [options: unknown, error: Error][] = [
-    [null, new TypeError("Invalid access policy: expected an object at the top level, got null")],
-    [[], new TypeError("Invalid access policy: expected an object at the top level, got array")],
+    [null, new TypeError("Invalid access policy: the top level must be object, got null")],
+    [[], new TypeError("Invalid access policy: the top level must be object, got array")],
     [
       { tool: {} },
       new TypeError(
@@ -283,21 +283,21 @@ Deno.test("compileAccessPolicy() reports configuration errors with their path", 
     ],
     [
       { tools: { alow: ["*"] } },
-      new TypeError('Invalid access policy: unknown key "alow" at tools, expected allow or deny'),
-    ],
-    [
-      { tools: new Map() },
-      new TypeError("Invalid access policy: expected an object at tools, got Map"),
-    ],
-    [
-      { prompts: { allow: "get_*" } },
       new TypeError(
-        "Invalid access policy: expected an array of globs at prompts.allow, got string",
+        'Invalid access policy: unknown key "alow" at tools, expected one of allow, deny',
       ),
     ],
     [
+      { tools: new Map() },
+      new TypeError("Invalid access policy: tools must be a plain object, got Map"),
+    ],
+    [
+      { prompts: { allow: "get_*" } },
+      new TypeError("Invalid access policy: prompts.allow must be array, got string"),
+    ],
+    [
       { tools: { deny: ["ok", 1] } },
-      new TypeError("Invalid access policy: expected a glob string at tools.deny[1], got number"),
+      new TypeError("Invalid access policy: tools.deny[1] must be string, got number"),
     ],
     [
       { resources: { deny: [""] } },
@@ -311,23 +311,23 @@ Deno.test("compileAccessPolicy() reports configuration errors with their path", 
     ],
     [
       { principals: [] },
-      new TypeError("Invalid access policy: expected an object at principals, got array"),
+      new TypeError("Invalid access policy: principals must be object, got array"),
     ],
     [
       { principals: { "a.b": { tools: { deny: ["ok", null] } } } },
       new TypeError(
-        'Invalid access policy: expected a glob string at principals["a.b"].tools.deny[1], got null',
+        'Invalid access policy: principals["a.b"].tools.deny[1] must be string, got null',
       ),
     ],
     [
       { principals: { alice: { principals: {} } } },
       new TypeError(
-        'Invalid access policy: unknown key "principals" at principals["alice"], expected one of tools, resources, prompts',
+        'Invalid access policy: unknown key "principals" at principals.alice, expected one of tools, resources, prompts',
       ),
     ],
     [
       { principals: { alice: "admin" } },
-      new TypeError('Invalid access policy: expected an object at principals["alice"], got string'),
+      new TypeError("Invalid access policy: principals.alice must be object, got string"),
     ],
   ];
   for (const [options, error] of cases) {

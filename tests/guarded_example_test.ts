@@ -176,7 +176,7 @@ Deno.test("a bad policy file stops the example with exit code 2 and file:line:co
       [
         "shape.jsonc",
         '{ "access": { "tools": { "deney": ["cancel_order"] } } }',
-        'Cannot load policy {file}: access: Invalid access policy: unknown key "deney" at tools, expected allow or deny',
+        'Cannot load policy {file}: access: Invalid access policy: unknown key "deney" at tools, expected one of allow, deny',
       ],
     ];
     for (const [name, text, message] of cases) {

@@ -175,7 +175,9 @@ Deno.test("accessPolicy() rejects bad configuration when it is built", () => {
   );
   assert.throws(
     () => accessPolicy(JSON.parse('{"tools":{"deney":["*"]}}')),
-    new TypeError('Invalid access policy: unknown key "deney" at tools, expected allow or deny'),
+    new TypeError(
+      'Invalid access policy: unknown key "deney" at tools, expected one of allow, deny',
+    ),
   );
 });
 
@@ -344,9 +346,7 @@ Deno.test("rateLimit() lets exactly 10 of 100 concurrent callers reach next", as
 Deno.test("rateLimit() rejects bad configuration when it is built", () => {
   assert.throws(
     () => rateLimit({ rules: [{ scope: "tool", capacity: 0, refillPerSecond: 1 }] }),
-    new RangeError(
-      "Invalid rate limits: expected a finite number above 0 at rules[0].capacity, got 0",
-    ),
+    new RangeError("Invalid rate limits: rules[0].capacity must be > 0, got 0"),
   );
 });
 

@@ -468,8 +468,11 @@ Deno.test("decideRateLimit() rejects forged limits and malformed calls", () => {
 Deno.test("compileRateLimits() reports configuration errors with their path", () => {
   const rule = { scope: "tool", capacity: 5, refillPerSecond: 1 };
   const cases: [options: unknown, error: Error][] = [
-    [null, new TypeError("Invalid rate limits: expected an object at the top level, got null")],
-    [{}, new TypeError("Invalid rate limits: expected an array at rules, got undefined")],
+    [null, new TypeError("Invalid rate limits: the top level must be object, got null")],
+    [
+      {},
+      new TypeError("Invalid rate limits: the top level must have required property 'rules'"),
+    ],
     [
       { rules: [], limits: [] },
       new TypeError(
@@ -478,7 +481,7 @@ Deno.test("compileRateLimits() reports configuration errors with their path", ()
     ],
     [
       { rules: ["x"] },
-      new TypeError("Invalid rate limits: expected an object at rules[0], got string"),
+      new TypeError("Invalid rate limits: rules[0] must be object, got string"),
     ],
     [
       { rules: [rule, { ...rule, burst: 3 }] },
@@ -489,44 +492,36 @@ Deno.test("compileRateLimits() reports configuration errors with their path", ()
     [
       { rules: [{ ...rule, scope: "tools" }] },
       new RangeError(
-        'Invalid rate limits: expected one of global, tool, principal, tool+principal at rules[0].scope, got "tools"',
+        'Invalid rate limits: rules[0].scope must be one of "global", "tool", "principal", "tool+principal", got "tools"',
       ),
     ],
     [
       { rules: [{ ...rule, scope: undefined }] },
-      new RangeError(
-        "Invalid rate limits: expected one of global, tool, principal, tool+principal at rules[0].scope, got undefined",
-      ),
+      new TypeError("Invalid rate limits: rules[0] must have required property 'scope'"),
     ],
     [
       { rules: [{ ...rule, capacity: "5" }] },
-      new TypeError("Invalid rate limits: expected a number at rules[0].capacity, got string"),
+      new TypeError("Invalid rate limits: rules[0].capacity must be number, got string"),
     ],
     [
       { rules: [{ ...rule, capacity: 0 }] },
-      new RangeError(
-        "Invalid rate limits: expected a finite number above 0 at rules[0].capacity, got 0",
-      ),
+      new RangeError("Invalid rate limits: rules[0].capacity must be > 0, got 0"),
     ],
     [
       { rules: [{ ...rule, refillPerSecond: -1 }] },
-      new RangeError(
-        "Invalid rate limits: expected a finite number above 0 at rules[0].refillPerSecond, got -1",
-      ),
+      new RangeError("Invalid rate limits: rules[0].refillPerSecond must be > 0, got -1"),
     ],
     [
       { rules: [{ ...rule, refillPerSecond: NaN }] },
-      new RangeError(
-        "Invalid rate limits: expected a finite number above 0 at rules[0].refillPerSecond, got NaN",
-      ),
+      new TypeError("Invalid rate limits: rules[0].refillPerSecond must be number, got NaN"),
     ],
     [
       { rules: [{ ...rule, match: "orders_*" }] },
-      new TypeError("Invalid rate limits: expected an array at rules[0].match, got string"),
+      new TypeError("Invalid rate limits: rules[0].match must be array, got string"),
     ],
     [
       { rules: [{ ...rule, match: [] }] },
-      new RangeError("Invalid rate limits: the list is empty at rules[0].match"),
+      new RangeError("Invalid rate limits: rules[0].match must NOT have fewer than 1 item"),
     ],
     [
       { rules: [{ ...rule, match: ["ok", ""] }] },
@@ -535,18 +530,16 @@ Deno.test("compileRateLimits() reports configuration errors with their path", ()
     [
       { rules: [{ ...rule, kinds: ["tool", "tools"] }] },
       new RangeError(
-        'Invalid rate limits: expected tool, resource or prompt at rules[0].kinds[1], got "tools"',
+        'Invalid rate limits: rules[0].kinds[1] must be one of "tool", "resource", "prompt", got "tools"',
       ),
     ],
     [
       { rules: [{ ...rule, cost: [] }] },
-      new TypeError("Invalid rate limits: expected an object at rules[0].cost, got array"),
+      new TypeError("Invalid rate limits: rules[0].cost must be object, got array"),
     ],
     [
       { rules: [{ ...rule, cost: { export: 0 } }] },
-      new RangeError(
-        'Invalid rate limits: expected a finite number above 0 at rules[0].cost["export"], got 0',
-      ),
+      new RangeError("Invalid rate limits: rules[0].cost.export must be > 0, got 0"),
     ],
     [
       { rules: [{ ...rule, cost: { export: 6 } }] },

@@ -215,11 +215,11 @@ Deno.test("parsePolicy() loads redact.gitleaksRules from the policy's directory"
 Deno.test("checkGuardrailsConfig() checks gitleaksRules and rules, and createGuardrails() never drops them", () => {
   assert.throws(() => checkGuardrailsConfig({ redact: { gitleaksRules: 5 } }), {
     name: "TypeError",
-    message: "redact: gitleaksRules must be a non-empty string",
+    message: "redact.gitleaksRules must be string, got number",
   });
   assert.throws(() => checkGuardrailsConfig({ redact: { gitleaksRules: "" } }), {
     name: "TypeError",
-    message: "redact: gitleaksRules must be a non-empty string",
+    message: "redact.gitleaksRules must NOT have fewer than 1 character",
   });
   assert.throws(() => checkGuardrailsConfig({ redact: { rules: [{ id: "x", regex: "(" }] } }), {
     name: "SyntaxError",

@@ -161,7 +161,7 @@ Deno.test("--store and the policy's store/storeOutage are checked with the place
   );
   await assert.rejects(
     parsePolicy('{ "store": "kv:x", "storeOutage": "maybe" }', "p.jsonc"),
-    /^RangeError: Cannot load policy p\.jsonc: storeOutage must be "fail-closed" or "fail-open"/,
+    /^RangeError: Cannot load policy p\.jsonc: storeOutage must be one of "fail-closed", "fail-open"/,
   );
   const config = await parsePolicy('{ "store": "kv:", "storeOutage": "fail-open" }', "p.jsonc");
   assert.deepEqual(config, { store: "kv:", storeOutage: "fail-open" });

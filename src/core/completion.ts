@@ -6,7 +6,7 @@
  */
 
 import { isRecord } from "../jsonrpc/messages.ts";
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { invalidParamsError } from "../jsonrpc/errors.ts";
 
 /** The rest of the call a completion is for. */
 export interface CompletionContext {
@@ -30,10 +30,6 @@ export type Completer = (
 /** The most values one completion result carries, per the specification. */
 export const MAX_COMPLETION_VALUES = 100;
 
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
 /** What a completion request asks for, checked. */
 export interface CompletionRequest {
   /** A prompt (by name) or a resource template (by its template string). */
@@ -52,11 +48,11 @@ export function parseCompletionRequest(
   params: Readonly<Record<string, unknown>>,
 ): CompletionRequest {
   const { ref, argument, context } = params;
-  if (!isRecord(ref)) throw invalid("ref must be an object");
+  if (!isRecord(ref)) throw invalidParamsError("ref must be an object");
   if (
     !isRecord(argument) || typeof argument.name !== "string" || typeof argument.value !== "string"
   ) {
-    throw invalid("argument must be { name, value } with string values");
+    throw invalidParamsError("argument must be { name, value } with string values");
   }
   const given: Record<string, string> = {};
   if (isRecord(context) && isRecord(context.arguments)) {
@@ -79,7 +75,9 @@ export function parseCompletionRequest(
       context: { arguments: given },
     };
   }
-  throw invalid('ref must be { type: "ref/prompt", name } or { type: "ref/resource", uri }');
+  throw invalidParamsError(
+    'ref must be { type: "ref/prompt", name } or { type: "ref/resource", uri }',
+  );
 }
 
 /** Runs a completer (or none) and shapes the result, capped at 100 values. */

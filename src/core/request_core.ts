@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, quote, RpcError } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../jsonrpc/messages.ts";
 import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
@@ -37,20 +37,11 @@ export interface ParsedCall {
   readonly problem: RpcError | undefined;
 }
 
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
-/** Keeps user-supplied names in messages short. */
-export function label(name: string): string {
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-}
-
 /** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
 export function notFound(kind: string, name: string): CallOutcome {
   return {
     status: "not_found",
-    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${label(name)}`),
+    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
   };
 }
 
@@ -72,9 +63,9 @@ export function parseCall(
   const name = params[nameKey];
   const args = kind === "resource" ? {} : params.arguments ?? {};
   const problem = typeof name !== "string"
-    ? invalid(`${nameKey} must be a string`)
+    ? invalidParamsError(`${nameKey} must be a string`)
     : !isRecord(args)
-    ? invalid("arguments must be an object")
+    ? invalidParamsError("arguments must be an object")
     : undefined;
   return {
     call: {
@@ -203,7 +194,7 @@ export class RequestCore {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(
         `warden: the call pipeline failed on ${parsed.call.method} ${
-          label(parsed.call.name)
+          quote(parsed.call.name)
         }: ${detail}`,
       );
       return {
@@ -290,7 +281,7 @@ export class RequestCore {
     try {
       request = parseCompletionRequest(params);
     } catch (error) {
-      const problem = error instanceof RpcError ? error : invalid(String(error));
+      const problem = error instanceof RpcError ? error : invalidParamsError(String(error));
       const call: GuardedCall = {
         kind: "prompt",
         method: "completion/complete",
@@ -329,7 +320,7 @@ export class RequestCore {
       } catch (error) {
         if (error instanceof RpcError) return { status: "error", error };
         const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        this.#log(`warden: completing ${label(name)} failed: ${detail}`);
+        this.#log(`warden: completing ${quote(name)} failed: ${detail}`);
         return {
           status: "internal_error",
           error: new RpcError(ErrorCode.InternalError, "Internal error"),

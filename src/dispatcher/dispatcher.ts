@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, quote, RpcError } from "../jsonrpc/errors.ts";
 import {
   classifyMessage,
   type JsonRpcFailure,
@@ -61,11 +61,6 @@ export interface DispatcherOptions<S extends DispatchSession> {
 }
 
 const EMPTY_PARAMS: JsonRpcParams = Object.freeze({});
-
-/** Keeps user-supplied text in messages short. */
-export function quote(value: string, max = 80): string {
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
-}
 
 function failure(
   id: JsonRpcId | null,

@@ -8,7 +8,9 @@
  * @module
  */
 
+import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
+import { ModernErrorCode } from "../jsonrpc/modern_errors.ts";
 import { accepts } from "./requests.ts";
 
 /** The `_meta` key that names a request's revision. */
@@ -33,9 +35,9 @@ export interface HeaderProblem {
   readonly message: string;
 }
 
-const HEADER_MISMATCH = -32020;
-const INVALID_PARAMS = -32602;
-const INVALID_REQUEST = -32600;
+const HEADER_MISMATCH = ModernErrorCode.HeaderMismatch;
+const INVALID_PARAMS = ErrorCode.InvalidParams;
+const INVALID_REQUEST = ErrorCode.InvalidRequest;
 
 /** Where `Mcp-Name` comes from, by method. */
 const NAME_SOURCES: Readonly<Record<string, string>> = {
@@ -94,10 +96,6 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 function mismatch(message: string): HeaderProblem {
   return { status: 400, code: HEADER_MISMATCH, message: `Header mismatch: ${message}` };
-}
-
-function quoted(value: string): string {
-  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {
@@ -195,7 +193,7 @@ function versionHeader(
   if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
   if (bodyVersion !== undefined && version !== bodyVersion) {
     return mismatch(
-      `MCP-Protocol-Version ${quoted(version)} does not match _meta ${quoted(String(bodyVersion))}`,
+      `MCP-Protocol-Version ${quote(version)} does not match _meta ${quote(String(bodyVersion))}`,
     );
   }
   return undefined;
@@ -217,7 +215,7 @@ function methodHeader(
   }
   const method = methodOf(message);
   if (header !== method) {
-    return mismatch(`Mcp-Method ${quoted(header)} does not match the body's ${quoted(method)}`);
+    return mismatch(`Mcp-Method ${quote(header)} does not match the body's ${quote(method)}`);
   }
   return undefined;
 }
@@ -233,7 +231,7 @@ function nameHeader(request: Request, message: Record<string, unknown>): HeaderP
     return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
   }
   if (decoded !== paramsIn(message)[nameKey]) {
-    return mismatch(`Mcp-Name ${quoted(decoded)} does not match the body's ${nameKey}`);
+    return mismatch(`Mcp-Name ${quote(decoded)} does not match the body's ${nameKey}`);
   }
   return undefined;
 }

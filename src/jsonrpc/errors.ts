@@ -1,6 +1,7 @@
 /**
- * JSON-RPC error codes Warden answers with, and the error class that carries
- * one out of a handler.
+ * JSON-RPC error codes Warden answers with, the error class that carries
+ * one out of a handler, and the quoting that keeps a peer's text in a
+ * message short and unable to break it.
  *
  * @module
  */
@@ -72,4 +73,21 @@ export class RpcError extends Error {
     this.code = code;
     this.data = data;
   }
+}
+
+/**
+ * A -32602 error for malformed request params, worded alike in every layer:
+ * `Invalid params: ` and then what is wrong (`uri must be a string`).
+ */
+export function invalidParamsError(detail: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+}
+
+/**
+ * Text from the peer (a method, tool or header name) as it goes into a
+ * message or log line: a JSON string, so quotes and control characters are
+ * escaped, cut to `max` characters with `…` so a huge name is not echoed whole.
+ */
+export function quote(value: string, max = 80): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
 }

@@ -88,9 +88,11 @@ function valueOf(node: Node, text: string, source: string): unknown {
 /**
  * Parses and checks a policy file's text. `source` names the file in
  * messages; a relative `redact.gitleaksRules` path is read from `baseDir`
- * (default: the current directory), and its rules become `redact.rules`. Throws `SyntaxError` ("Cannot parse policy FILE: expected ',' at
- * 3:7") or `TypeError`/`RangeError` ("Cannot load policy FILE: unknown key
- * 'acess' at $") for a bad file.
+ * (default: the current directory), and its rules become `redact.rules`.
+ * Throws `SyntaxError` ("Cannot parse policy FILE: expected ',' at 3:7") or
+ * `TypeError`/`RangeError` ("Cannot load policy FILE: unknown key "acess" at
+ * the top level, expected one of principal, access, …", "Cannot load policy
+ * FILE: audit.file must NOT have fewer than 1 character") for a bad file.
  *
  * @example
  * ```ts

@@ -8,7 +8,7 @@
 
 import { isRecord } from "../../jsonrpc/messages.ts";
 import type { MethodHandler, NotificationHandler } from "../../dispatcher/dispatcher.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { invalidParamsError } from "../../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
@@ -35,10 +35,6 @@ export interface LegacyDeps {
   readonly services: ContextServices;
   /** Called when a client says its roots changed. */
   readonly rootsChanged: (session: McpSession) => void;
-}
-
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
 function implementationOf(value: unknown): Implementation | undefined {
@@ -83,7 +79,7 @@ export function legacyMethods(deps: LegacyDeps): {
 
   methods.set("initialize", (params, { session }) => {
     const offered = params.protocolVersion;
-    if (typeof offered !== "string") throw invalid("protocolVersion must be a string");
+    if (typeof offered !== "string") throw invalidParamsError("protocolVersion must be a string");
     session.protocolVersion = negotiateVersion(offered);
     session.clientInfo = implementationOf(params.clientInfo);
     session.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
@@ -98,7 +94,9 @@ export function legacyMethods(deps: LegacyDeps): {
   methods.set("ping", () => ({}));
   methods.set("logging/setLevel", (params, { session }) => {
     const level = params.level;
-    if (!isLoggingLevel(level)) throw invalid(`unknown logging level ${JSON.stringify(level)}`);
+    if (!isLoggingLevel(level)) {
+      throw invalidParamsError(`unknown logging level ${JSON.stringify(level)}`);
+    }
     session.logLevel = level;
     return {};
   });
@@ -141,7 +139,7 @@ export function legacyMethods(deps: LegacyDeps): {
   });
   methods.set("resources/unsubscribe", (params, { session }) => {
     const uri = params.uri;
-    if (typeof uri !== "string") throw invalid("uri must be a string");
+    if (typeof uri !== "string") throw invalidParamsError("uri must be a string");
     session.subscriptions.delete(uri);
     return {};
   });

@@ -8,14 +8,14 @@
  */
 
 import type { MethodContext, MethodHandler } from "../../dispatcher/dispatcher.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { ErrorCode, quote, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
-import { label, parseCall, type RequestCore } from "../../core/request_core.ts";
+import { parseCall, type RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
 import { type CacheHints, listHints, readHints } from "../modern/caching.ts";
 import { discoverResult } from "../modern/discover.ts";
@@ -333,5 +333,5 @@ export const REMOVED_NOTIFICATIONS: ReadonlySet<string> = new Set([
 
 /** The error for a method a modern request cannot use. */
 export function methodNotFound(method: string): RpcError {
-  return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${label(method)}`);
+  return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${quote(method)}`);
 }

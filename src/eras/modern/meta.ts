@@ -7,7 +7,7 @@
  */
 
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import { RpcError } from "../../jsonrpc/errors.ts";
+import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { type Implementation, MODERN_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { isLoggingLevel, type LoggingLevel } from "../../core/logging.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
@@ -45,10 +45,6 @@ export interface RequestMeta {
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
-function invalid(message: string): RpcError {
-  return new RpcError(-32602, `Invalid params: ${message}`);
-}
-
 /** The -32022 error for a revision not served per request. */
 export function unsupportedVersion(requested: string): RpcError {
   return new RpcError(
@@ -66,19 +62,21 @@ export function unsupportedVersion(requested: string): RpcError {
  */
 export function readRequestMeta(params: JsonRpcParams): RequestMeta {
   const raw = params._meta;
-  if (!isRecord(raw)) throw invalid("_meta is required");
+  if (!isRecord(raw)) throw invalidParamsError("_meta is required");
   const version = raw[META_KEYS.protocolVersion];
   if (typeof version !== "string") {
-    throw invalid(`_meta["${META_KEYS.protocolVersion}"] must be a string`);
+    throw invalidParamsError(`_meta["${META_KEYS.protocolVersion}"] must be a string`);
   }
   if (!MODERN_PROTOCOL_VERSIONS.includes(version)) throw unsupportedVersion(version);
   const capabilities = raw[META_KEYS.clientCapabilities];
   if (!isRecord(capabilities)) {
-    throw invalid(`_meta["${META_KEYS.clientCapabilities}"] is required and must be an object`);
+    throw invalidParamsError(
+      `_meta["${META_KEYS.clientCapabilities}"] is required and must be an object`,
+    );
   }
   const level = raw[META_KEYS.logLevel];
   if (level !== undefined && !isLoggingLevel(level)) {
-    throw invalid(`_meta["${META_KEYS.logLevel}"] is not a logging level`);
+    throw invalidParamsError(`_meta["${META_KEYS.logLevel}"] is not a logging level`);
   }
   const info = raw[META_KEYS.clientInfo];
   const clientInfo = isRecord(info) && typeof info.name === "string" &&

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
@@ -28,10 +28,6 @@ export interface RoundTrip {
   readonly problem: RpcError | undefined;
   /** What a state for this request must be bound to. */
   binding(): Promise<StateBinding>;
-}
-
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
 /** Reads a request's `inputResponses` and opens its `requestState`, if any. */
@@ -64,7 +60,7 @@ export async function openState(
   const answers = new Map<string, unknown>();
   let problem: RpcError | undefined;
   if (responses !== undefined && !isRecord(responses)) {
-    problem = invalid("inputResponses must be an object of answers by input key");
+    problem = invalidParamsError("inputResponses must be an object of answers by input key");
   } else if (responses !== undefined) {
     for (const [key, value] of Object.entries(responses)) answers.set(key, value);
   }
@@ -136,7 +132,7 @@ export function inputRequiredStep(
       const { key, reason } = ledger.malformed;
       return {
         status: "invalid",
-        error: invalid(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`),
+        error: invalidParamsError(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`),
       };
     }
     if (ledger.pending.size === 0) {
@@ -151,7 +147,9 @@ export function inputRequiredStep(
     if (round > options.maxRounds) {
       return {
         status: "invalid",
-        error: invalid(`the request asked for input more than ${options.maxRounds} times`),
+        error: invalidParamsError(
+          `the request asked for input more than ${options.maxRounds} times`,
+        ),
       };
     }
     let requestState: string;

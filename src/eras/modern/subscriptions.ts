@@ -6,7 +6,7 @@
  */
 
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { invalidParamsError } from "../../jsonrpc/errors.ts";
 import type { ListName } from "../../store/change_bus.ts";
 
 /** The notification kinds a client can ask for, as acknowledged. */
@@ -30,10 +30,6 @@ const LIST_FLAGS: Readonly<
   resources: "resourcesListChanged",
 };
 
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
 /** Reads a listen request's `notifications` filter. */
 export function parseFilter(params: JsonRpcParams): {
   flags: SubscriptionFilter;
@@ -41,12 +37,12 @@ export function parseFilter(params: JsonRpcParams): {
   taskIds: readonly string[] | undefined;
 } {
   const filter = params.notifications;
-  if (!isRecord(filter)) throw invalid("notifications must be an object");
+  if (!isRecord(filter)) throw invalidParamsError("notifications must be an object");
   const flags: SubscriptionFilter = {};
   for (const flag of Object.values(LIST_FLAGS)) {
     const value = filter[flag];
     if (value !== undefined && typeof value !== "boolean") {
-      throw invalid(`notifications.${flag} must be a boolean`);
+      throw invalidParamsError(`notifications.${flag} must be a boolean`);
     }
     if (value === true) flags[flag] = true;
   }
@@ -55,19 +51,19 @@ export function parseFilter(params: JsonRpcParams): {
     taskIds !== undefined &&
     (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === "string"))
   ) {
-    throw invalid("notifications.taskIds must be a list of task ids");
+    throw invalidParamsError("notifications.taskIds must be a list of task ids");
   }
   if (Array.isArray(taskIds) && taskIds.length > MAX_SUBSCRIBED_URIS) {
-    throw invalid(`notifications.taskIds names more than ${MAX_SUBSCRIBED_URIS} tasks`);
+    throw invalidParamsError(`notifications.taskIds names more than ${MAX_SUBSCRIBED_URIS} tasks`);
   }
   const tasks = taskIds === undefined ? undefined : [...new Set(taskIds as string[])];
   const uris = filter.resourceSubscriptions;
   if (uris === undefined) return { flags, uris: undefined, taskIds: tasks };
   if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
-    throw invalid("notifications.resourceSubscriptions must be a list of URIs");
+    throw invalidParamsError("notifications.resourceSubscriptions must be a list of URIs");
   }
   if (uris.length > MAX_SUBSCRIBED_URIS) {
-    throw invalid(
+    throw invalidParamsError(
       `notifications.resourceSubscriptions names more than ${MAX_SUBSCRIBED_URIS} URIs`,
     );
   }

@@ -9,7 +9,7 @@
  */
 
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
@@ -98,10 +98,6 @@ export type TaskMethod = (
   meta: RequestMeta,
 ) => Promise<Record<string, unknown>>;
 
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
 /** `tasks/get`, `tasks/update` and `tasks/cancel`; `tasks/result` and `tasks/list` do not exist. */
 export function taskMethods(deps: TaskMethodDeps): Map<string, TaskMethod> {
   const { core, runner } = deps;
@@ -119,7 +115,7 @@ export function taskMethods(deps: TaskMethodDeps): Map<string, TaskMethod> {
     let problem: RpcError | undefined;
     let task: TaskRecord | undefined;
     if (!declaresTasks(meta.clientCapabilities)) problem = tasksRequired();
-    else if (typeof taskId !== "string") problem = invalid("taskId must be a string");
+    else if (typeof taskId !== "string") problem = invalidParamsError("taskId must be a string");
     else {
       task = await runner.find(taskId, principal);
       problem = task === undefined ? taskNotFound() : check(params);
@@ -158,7 +154,7 @@ export function taskMethods(deps: TaskMethodDeps): Map<string, TaskMethod> {
       (params) =>
         isRecord(params.inputResponses)
           ? undefined
-          : invalid("inputResponses must be an object of answers by input key"),
+          : invalidParamsError("inputResponses must be an object of answers by input key"),
       async (task, params) => {
         await runner.update(task, isRecord(params.inputResponses) ? params.inputResponses : {});
         return {};

@@ -16,14 +16,14 @@
  */
 
 import { InflightRequest } from "../../dispatcher/inflight.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import { inputRequiredOutcome } from "../../core/outcome.ts";
 import { type RegisteredTool, runTool } from "../../core/tools.ts";
 import { type InputRequest, ModernContext } from "../modern/context.ts";
 import type { RequestMeta } from "../modern/meta.ts";
-import { endOf, failure, invalid, taskFields, wireTask } from "./wire.ts";
+import { endOf, failure, taskFields, wireTask } from "./wire.ts";
 import {
   isTerminal,
   newTaskId,
@@ -265,7 +265,7 @@ export class TaskRunner {
         given.push([waiting, waiting.parse(answer)]);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw invalid(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`);
+        throw invalidParamsError(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`);
       }
     }
     if (given.length === 0) return;

@@ -6,18 +6,13 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, type RpcError } from "../../jsonrpc/errors.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { TaskPatch, TaskRecord } from "./store.ts";
 
-/** -32602 with the usual prefix. */
-export function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-}
-
 /** The error for a task that is unknown, expired or another principal's: all look alike. */
 export function taskNotFound(): RpcError {
-  return invalid("Failed to retrieve task: Task not found");
+  return invalidParamsError("Failed to retrieve task: Task not found");
 }
 
 /** The fields every view of a task has: its id, status, times and polling hints. */

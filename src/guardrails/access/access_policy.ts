@@ -8,6 +8,8 @@
  */
 
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { checkConfig, checkPlainData, ownField } from "../../schema/config.ts";
+import type { JsonSchemaObject } from "../../schema/types.ts";
 import { assertGlobPattern, compileGlob } from "./glob.ts";
 import type { CallKind, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
@@ -109,13 +111,33 @@ const NOT_A_STRING: Verdict = verdict(false, "name is not a string");
 const UNKNOWN_KIND: Verdict = verdict(false, "unknown item kind");
 const NO_ALLOW_LIST: Verdict = verdict(true, "no allow list");
 const MAX_LABEL_LENGTH = 80;
-const KINDS: ReadonlyMap<string, ItemKind> = new Map([
+const KINDS: ReadonlyMap<keyof PrincipalRules, ItemKind> = new Map([
   ["tools", "tool"],
   ["resources", "resource"],
   ["prompts", "prompt"],
 ]);
 // Rules live here rather than on the policy, so a forged object decides nothing.
 const compiledPolicies = new WeakMap<AccessPolicy, Compiled>();
+
+const GLOBS: JsonSchemaObject = { type: "array", items: { type: "string" } };
+const ACCESS_RULES: JsonSchemaObject = {
+  type: "object",
+  properties: { allow: GLOBS, deny: GLOBS },
+  additionalProperties: false,
+};
+const KIND_RULES = { tools: ACCESS_RULES, resources: ACCESS_RULES, prompts: ACCESS_RULES };
+/** The shape of {@linkcode AccessPolicyOptions}; the globs themselves are checked as they compile. */
+const ACCESS_POLICY_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: {
+    ...KIND_RULES,
+    principals: {
+      type: "object",
+      additionalProperties: { type: "object", properties: KIND_RULES, additionalProperties: false },
+    },
+  },
+  additionalProperties: false,
+};
 
 /**
  * Validates access options and compiles their globs, once, at start-up.
@@ -141,16 +163,13 @@ const compiledPolicies = new WeakMap<AccessPolicy, Compiled>();
  * ```
  */
 export function compileAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
-  const top = entriesOf(options, "the top level");
-  const everyone = compileRuleSet(top, "", ["principals"]);
+  checkPlainData(options, PREFIX);
+  checkConfig(ACCESS_POLICY_SCHEMA, options, PREFIX);
+  const everyone = compileRuleSet(options, "");
   const principals = new Map<string, RuleSet>();
-  const principalsValue = top.get("principals");
-  if (principalsValue !== undefined) {
-    for (const [principal, value] of entriesOf(principalsValue, "principals")) {
-      const path = `principals[${JSON.stringify(principal)}]`;
-      if (value === undefined) continue;
-      principals.set(principal, compileRuleSet(entriesOf(value, path), `${path}.`, []));
-    }
+  for (const [principal, rules] of Object.entries(ownField(options, "principals") ?? {})) {
+    if (rules === undefined) continue;
+    principals.set(principal, compileRuleSet(rules, `principals[${JSON.stringify(principal)}].`));
   }
   const policy: AccessPolicy = Object.freeze({ type: "warden.access-policy" });
   compiledPolicies.set(policy, { everyone, principals });
@@ -336,34 +355,14 @@ function firstMatch(rules: readonly Rule[] | undefined, name: string): Rule | un
   return undefined;
 }
 
-function compileRuleSet(
-  entries: ReadonlyMap<string, unknown>,
-  prefix: string,
-  otherKeys: readonly string[],
-): RuleSet {
-  for (const key of entries.keys()) {
-    if (!KINDS.has(key) && !otherKeys.includes(key)) {
-      const expected = [...KINDS.keys(), ...otherKeys].join(", ");
-      const where = prefix === "" ? "the top level" : prefix.slice(0, -1);
-      throw new TypeError(
-        `${PREFIX}: unknown key ${JSON.stringify(key)} at ${where}, expected one of ${expected}`,
-      );
-    }
-  }
+/** One level's rules, compiled; `options` has passed {@linkcode ACCESS_POLICY_SCHEMA}. */
+function compileRuleSet(options: PrincipalRules, prefix: string): RuleSet {
   const ruleSet = new Map<ItemKind, KindRules>();
   for (const [key, kind] of KINDS) {
-    const value = entries.get(key);
+    const rules = ownField(options, key) ?? {};
     const path = `${prefix}${key}`;
-    const rules = value === undefined ? new Map<string, unknown>() : entriesOf(value, path);
-    for (const ruleKey of rules.keys()) {
-      if (ruleKey !== "allow" && ruleKey !== "deny") {
-        throw new TypeError(
-          `${PREFIX}: unknown key ${JSON.stringify(ruleKey)} at ${path}, expected allow or deny`,
-        );
-      }
-    }
-    const allow = rules.get("allow");
-    const deny = rules.get("deny");
+    const allow = ownField(rules, "allow");
+    const deny = ownField(rules, "deny");
     ruleSet.set(kind, {
       allow: allow === undefined ? undefined : {
         path: `${path}.allow`,
@@ -376,42 +375,14 @@ function compileRuleSet(
   return ruleSet;
 }
 
-function compileList(value: unknown, path: string, allows: boolean): readonly Rule[] {
-  if (!Array.isArray(value)) {
-    throw new TypeError(`${PREFIX}: expected an array of globs at ${path}, got ${typeOf(value)}`);
-  }
-  const rules: Rule[] = [];
-  for (let index = 0; index < value.length; index++) {
-    const pattern: unknown = value[index];
+function compileList(patterns: readonly string[], path: string, allows: boolean): readonly Rule[] {
+  return patterns.map((pattern, index) => {
     const source = `${path}[${index}]`;
     assertGlobPattern(pattern, PREFIX, source);
     const described = `${source} ${JSON.stringify(pattern)}`;
-    rules.push({
+    return {
       matches: compileGlob(pattern),
       verdict: verdict(allows, `${allows ? "allowed" : "denied"} by ${described}`),
-    });
-  }
-  return rules;
-}
-
-/** Own enumerable entries of a plain object, in a Map so no key reaches a prototype. */
-function entriesOf(value: unknown, path: string): Map<string, unknown> {
-  if (!isPlainObject(value)) {
-    throw new TypeError(`${PREFIX}: expected an object at ${path}, got ${typeOf(value)}`);
-  }
-  return new Map(Object.entries(value));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value !== "object") return typeof value;
-  const constructor: unknown = Object.getPrototypeOf(value)?.constructor;
-  return typeof constructor === "function" && constructor.name !== "" ? constructor.name : "object";
+    };
+  });
 }

@@ -22,12 +22,18 @@ import {
   type RateLimiterDeps,
   type RateLimiterOptions,
 } from "../rate_limit/rate_limit.ts";
-import { compileRedactor, type RedactorOptions } from "../redact/engine.ts";
+import {
+  compileRedactor,
+  REDACTOR_OPTION_SCHEMAS,
+  type RedactorOptions,
+} from "../redact/engine.ts";
 import { redaction } from "../redact/guardrail.ts";
 import { checkStoreUrl, openStore } from "../../store/open_store.ts";
 import type { SharedStore } from "../../store/shared_store.ts";
 import type { StoreOutagePolicy } from "../rate_limit/shared_rate_limit.ts";
 import { otelAuditSink } from "../telemetry/otel_audit_sink.ts";
+import { checkConfig } from "../../schema/config.ts";
+import type { JsonSchemaObject } from "../../schema/types.ts";
 
 /** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
 export type AuditTarget =
@@ -84,37 +90,53 @@ export interface GuardrailsDeps {
   shared?: SharedStore;
 }
 
-const KEYS: ReadonlySet<string> = new Set([
-  "principal",
-  "access",
-  "rateLimit",
-  "redact",
-  "audit",
-  "store",
-  "storeOutage",
-]);
+/**
+ * The shape of {@linkcode GuardrailsConfig}. The access and rate-limit
+ * sections are checked by their own compilers, which name their own paths,
+ * the store URL by `checkStoreUrl`, and the audit target apart, as it may
+ * be a sink (code, not data).
+ */
+const GUARDRAILS_CONFIG_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: {
+    principal: { type: "string", minLength: 1 },
+    access: true,
+    rateLimit: true,
+    redact: {
+      type: ["boolean", "object"],
+      properties: { ...REDACTOR_OPTION_SCHEMAS, gitleaksRules: { type: "string", minLength: 1 } },
+      additionalProperties: false,
+    },
+    audit: true,
+    store: true,
+    storeOutage: { enum: ["fail-closed", "fail-open"] },
+  },
+  additionalProperties: false,
+};
+
+/** An audit target given as data: a destination's name, false, or a file. */
+const AUDIT_TARGET_SCHEMA: JsonSchemaObject = {
+  if: { type: "object" },
+  then: {
+    properties: { file: { type: "string", minLength: 1 }, durable: { type: "boolean" } },
+    required: ["file"],
+    additionalProperties: false,
+  },
+  else: { enum: ["stderr", "otel", false] },
+};
 
 function isSink(value: unknown): value is AuditSink {
   return isRecord(value) && typeof value.write === "function" && typeof value.flush === "function";
 }
 
+/** A checked audit target; a file target is copied. */
 function checkAudit(value: unknown): AuditTarget {
-  if (value === "stderr" || value === "otel" || value === false || isSink(value)) return value;
-  if (isRecord(value)) {
-    for (const key of Object.keys(value)) {
-      if (key !== "file" && key !== "durable") {
-        throw new TypeError(`unknown key ${JSON.stringify(key)} at audit`);
-      }
-    }
-    if (value.durable !== undefined && typeof value.durable !== "boolean") {
-      throw new TypeError("audit.durable must be true or false");
-    }
-    if (typeof value.file === "string" && value.file.length > 0) {
-      return value.durable === true ? { file: value.file, durable: true } : { file: value.file };
-    }
-    throw new TypeError("audit.file must be a non-empty string");
+  if (isSink(value)) return value;
+  checkConfig(AUDIT_TARGET_SCHEMA, value, "", "audit");
+  if (isRecord(value) && typeof value.file === "string") {
+    return value.durable === true ? { file: value.file, durable: true } : { file: value.file };
   }
-  throw new TypeError('audit must be "stderr", "otel", false or { "file": PATH }');
+  return value === "stderr" || value === "otel" ? value : false;
 }
 
 /**
@@ -130,23 +152,10 @@ function checkAudit(value: unknown): AuditTarget {
  */
 export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
   if (!isRecord(value)) throw new TypeError("expected an object at the top level");
-  for (const key of Object.keys(value)) {
-    if (!KEYS.has(key)) {
-      throw new TypeError(
-        `unknown key ${JSON.stringify(key)} at the top level, expected one of ${
-          [...KEYS].join(", ")
-        }`,
-      );
-    }
-  }
+  checkConfig(GUARDRAILS_CONFIG_SCHEMA, value, "");
   const config: GuardrailsConfig = {};
-  const { principal, access, rateLimit: limits, redact, audit } = value;
-  if (principal !== undefined) {
-    if (typeof principal !== "string" || principal.length === 0) {
-      throw new TypeError("principal must be a non-empty string");
-    }
-    config.principal = principal;
-  }
+  const { principal, access, rateLimit: limits, redact, audit, storeOutage } = value;
+  if (typeof principal === "string") config.principal = principal;
   // Each compile function checks its section in full at run time, with paths;
   // the casts only hand over data those checks have accepted.
   if (access !== undefined) {
@@ -169,71 +178,16 @@ export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
   }
   if (audit !== undefined) config.audit = checkAudit(audit);
   if (value.store !== undefined) config.store = checkStoreUrl(value.store, "store");
-  const outage = value.storeOutage;
-  if (outage !== undefined) {
-    if (outage !== "fail-closed" && outage !== "fail-open") {
-      throw new RangeError(
-        `storeOutage must be "fail-closed" or "fail-open", got ${JSON.stringify(outage)}`,
-      );
-    }
-    config.storeOutage = outage;
+  if (storeOutage === "fail-closed" || storeOutage === "fail-open") {
+    config.storeOutage = storeOutage;
   }
   return config;
 }
 
-const REDACT_KEYS: Readonly<
-  Record<string, "boolean|list" | "list" | "boolean" | "string" | "integer" | "rules">
-> = {
-  presets: "boolean|list",
-  patterns: "list",
-  rules: "rules",
-  gitleaksRules: "string",
-  keys: "list",
-  defaultKeys: "boolean",
-  mask: "string",
-  maxDepth: "integer",
-};
-
-/** Checks the redact section's shape, so a typo can't silently drop a rule. */
+/** The redact section's values (its shape is checked already): compileRedactor tries them. */
 function checkRedactOptions(value: unknown): RedactorOptions {
   if (!isRecord(value)) throw new TypeError("expected true, false or an object");
-  for (const [key, item] of Object.entries(value)) {
-    const kind = REDACT_KEYS[key];
-    if (!Object.hasOwn(REDACT_KEYS, key) || kind === undefined) {
-      throw new TypeError(
-        `unknown key ${JSON.stringify(key)}, expected one of ${
-          Object.keys(REDACT_KEYS).join(", ")
-        }`,
-      );
-    }
-    const isList = Array.isArray(item) &&
-      item.every((entry) => typeof entry === "string" || entry instanceof RegExp);
-    const ok = kind === "rules"
-      ? Array.isArray(item) && item.every(isRecord)
-      : kind === "list"
-      ? isList
-      : kind === "boolean|list"
-      ? typeof item === "boolean" || isList
-      : kind === "boolean"
-      ? typeof item === "boolean"
-      : kind === "string"
-      ? typeof item === "string"
-      : Number.isInteger(item);
-    if (!ok) {
-      const expected = kind === "rules"
-        ? "a list of rule objects"
-        : kind === "string"
-        ? "a non-empty string"
-        : kind === "boolean|list"
-        ? "true, false or a list of strings"
-        : kind === "list"
-        ? "a list of strings"
-        : `a ${kind}`;
-      throw new TypeError(`${key} must be ${expected}`);
-    }
-  }
-  if (value.gitleaksRules === "") throw new TypeError("gitleaksRules must be a non-empty string");
-  // The shape is checked above; compileRedactor checks the values (regexes, presets).
+  // compileRedactor checks the values (regexes, presets); gitleaksRules is read by the policy file.
   const { gitleaksRules: _, ...options } = value;
   compileRedactor(options as RedactorOptions);
   return value as RedactorOptions;

@@ -13,6 +13,8 @@
 
 import { localBuckets } from "../../store/memory_store.ts";
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { checkConfig, checkPlainData, ownField } from "../../schema/config.ts";
+import type { JsonSchemaObject } from "../../schema/types.ts";
 import { itemLabel } from "../access/access_policy.ts";
 import { type BucketStore, MemoryBucketStore } from "../../store/bucket_store.ts";
 import { assertGlobPattern, compileGlob } from "../access/glob.ts";
@@ -123,22 +125,40 @@ interface KeyCache {
 const KEY_CACHE_LIMIT = 4096;
 
 const PREFIX = "Invalid rate limits";
-const SCOPES: ReadonlySet<RateLimitScope> = new Set<RateLimitScope>([
-  "global",
-  "tool",
-  "principal",
-  "tool+principal",
-]);
 const ITEM_KINDS: ReadonlySet<CallKind> = new Set<CallKind>(["tool", "resource", "prompt"]);
-const RULE_KEYS = ["scope", "capacity", "refillPerSecond", "match", "kinds", "cost"];
+const ABOVE_ZERO: JsonSchemaObject = { type: "number", exclusiveMinimum: 0 };
+/** The shape of {@linkcode RateLimiterOptions}; globs and costs over capacity are checked in code. */
+const RATE_LIMITS_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: {
+    rules: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          scope: { enum: ["global", "tool", "principal", "tool+principal"] },
+          capacity: ABOVE_ZERO,
+          refillPerSecond: ABOVE_ZERO,
+          match: { type: "array", items: { type: "string" }, minItems: 1 },
+          kinds: { type: "array", items: { enum: [...ITEM_KINDS] }, minItems: 1 },
+          cost: { type: "object", additionalProperties: ABOVE_ZERO },
+        },
+        required: ["scope", "capacity", "refillPerSecond"],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["rules"],
+  additionalProperties: false,
+};
 // Rules live here rather than on the object, so a forged object limits nothing.
 const compiledLimits = new WeakMap<RateLimits, readonly CompiledRule[]>();
 
 /**
  * Validates rate limit options once, at start-up, and compiles their globs.
- * Errors name the place, e.g. `Invalid rate limits: expected a finite number
- * above 0 at rules[1].capacity, got 0`; unknown keys are errors, so a typo
- * cannot silently drop a limit.
+ * Errors name the place, e.g. `Invalid rate limits: rules[1].capacity must
+ * be > 0, got 0`; unknown keys are errors, so a typo cannot silently drop a
+ * limit.
  *
  * @param options The rules.
  * @returns Frozen limits for {@linkcode bucketKeys} and {@linkcode decideRateLimit}.
@@ -154,13 +174,10 @@ const compiledLimits = new WeakMap<RateLimits, readonly CompiledRule[]>();
  * ```
  */
 export function compileRateLimits(options: RateLimiterOptions): RateLimits {
-  const top = entriesOf(options, "the top level", ["rules"]);
-  const rulesValue = top.get("rules");
-  if (!Array.isArray(rulesValue)) {
-    throw new TypeError(`${PREFIX}: expected an array at rules, got ${typeOf(rulesValue)}`);
-  }
-  // Array.from visits holes too, so `[rule, , rule]` is an error, not two rules.
-  const rules = Array.from(rulesValue, (value: unknown, index) => compileRule(value, index));
+  // Plain data first: a hole in `rules` is an error, not one rule fewer.
+  checkPlainData(options, PREFIX);
+  checkConfig(RATE_LIMITS_SCHEMA, options, PREFIX);
+  const rules = options.rules.map(compileRule);
   const limits: RateLimits = Object.freeze({ type: "warden.rate-limits" });
   compiledLimits.set(limits, rules);
   return limits;
@@ -505,107 +522,33 @@ function keyFor(
   return key;
 }
 
-function compileRule(value: unknown, index: number): CompiledRule {
+/** One rule, compiled; it has passed {@linkcode RATE_LIMITS_SCHEMA}. */
+function compileRule(rule: RateLimitRule, index: number): CompiledRule {
   const path = `rules[${index}]`;
-  const rule = entriesOf(value, path, RULE_KEYS);
-  const scope = rule.get("scope");
-  if (!isOneOf(SCOPES, scope)) {
-    const expected = [...SCOPES].join(", ");
-    throw new RangeError(
-      `${PREFIX}: expected one of ${expected} at ${path}.scope, got ${describe(scope)}`,
-    );
-  }
-  const capacity = positiveNumber(rule.get("capacity"), `${path}.capacity`);
-  const refillPerSecond = positiveNumber(rule.get("refillPerSecond"), `${path}.refillPerSecond`);
-  const match = optionalList(rule.get("match"), `${path}.match`);
-  const matchers = match?.map((pattern, at) => {
+  const { scope, capacity, refillPerSecond } = rule;
+  const matchers = ownField(rule, "match")?.map((pattern, at) => {
     assertGlobPattern(pattern, PREFIX, `${path}.match[${at}]`);
     return compileGlob(pattern);
   });
-  const kinds = (optionalList(rule.get("kinds"), `${path}.kinds`) ?? ["tool"]).map((kind, at) => {
-    if (isOneOf(ITEM_KINDS, kind)) return kind;
-    throw new RangeError(
-      `${PREFIX}: expected tool, resource or prompt at ${path}.kinds[${at}], got ${describe(kind)}`,
-    );
-  });
   const costs = new Map<string, number>();
-  const costValue = rule.get("cost");
-  if (costValue !== undefined) {
-    for (const [name, value] of entriesOf(costValue, `${path}.cost`)) {
-      const costPath = `${path}.cost[${JSON.stringify(name)}]`;
-      const cost = positiveNumber(value, costPath);
-      if (cost > capacity) {
-        throw new RangeError(
-          `${PREFIX}: cost ${cost} exceeds the capacity ${capacity} at ${costPath}`,
-        );
-      }
-      costs.set(name, cost);
+  for (const [name, cost] of Object.entries(ownField(rule, "cost") ?? {})) {
+    if (cost === undefined) continue;
+    if (cost > capacity) {
+      throw new RangeError(
+        `${PREFIX}: cost ${cost} exceeds the capacity ${capacity} at ${path}.cost[${
+          JSON.stringify(name)
+        }]`,
+      );
     }
+    costs.set(name, cost);
   }
   return {
     index,
     scope,
     limit: { capacity, refillPerSecond },
     matchers,
-    kinds: new Set(kinds),
+    kinds: new Set(ownField(rule, "kinds") ?? ["tool"]),
     costs,
     keys: { global: JSON.stringify([index, scope]), items: new Map(), size: 0 },
   };
-}
-
-function optionalList(value: unknown, path: string): readonly unknown[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) {
-    throw new TypeError(`${PREFIX}: expected an array at ${path}, got ${typeOf(value)}`);
-  }
-  if (value.length === 0) throw new RangeError(`${PREFIX}: the list is empty at ${path}`);
-  return Array.from(value);
-}
-
-function positiveNumber(value: unknown, path: string): number {
-  if (typeof value !== "number") {
-    throw new TypeError(`${PREFIX}: expected a number at ${path}, got ${typeOf(value)}`);
-  }
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${PREFIX}: expected a finite number above 0 at ${path}, got ${value}`);
-  }
-  return value;
-}
-
-/** Own entries of a plain object with only `known` keys, in a Map so no key reaches a prototype. */
-function entriesOf(value: unknown, path: string, known?: readonly string[]): Map<string, unknown> {
-  if (!isPlainObject(value)) {
-    throw new TypeError(`${PREFIX}: expected an object at ${path}, got ${typeOf(value)}`);
-  }
-  const entries = new Map(Object.entries(value));
-  for (const key of entries.keys()) {
-    if (known !== undefined && !known.includes(key)) {
-      const expected = known.join(", ");
-      throw new TypeError(
-        `${PREFIX}: unknown key ${JSON.stringify(key)} at ${path}, expected one of ${expected}`,
-      );
-    }
-  }
-  return entries;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-function isOneOf<T extends string>(allowed: ReadonlySet<T>, value: unknown): value is T {
-  const names: ReadonlySet<string> = allowed;
-  return typeof value === "string" && names.has(value);
-}
-
-function describe(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : typeOf(value);
-}
-
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
 }

@@ -26,6 +26,8 @@ import {
   runRule,
 } from "./rules.ts";
 import { type ScanPlan, scanText } from "./scanner.ts";
+import { checkConfig } from "../../schema/config.ts";
+import type { JsonSchemaMap, JsonSchemaObject } from "../../schema/types.ts";
 
 /** Options for {@linkcode compileRedactor}. */
 export interface RedactorOptions {
@@ -117,6 +119,27 @@ export interface Compiled {
 
 const compiledRedactors = new WeakMap<Redactor, Compiled>();
 
+/**
+ * The shape of each of {@linkcode RedactorOptions}' fields (internal: the
+ * policy's redact section adds its own). Preset names, regular expressions
+ * and key names are checked as they compile.
+ */
+export const REDACTOR_OPTION_SCHEMAS: JsonSchemaMap = {
+  presets: { type: ["boolean", "array"], items: { type: "string" } },
+  // A string, or a RegExp (an object to a schema): compileRule tells them apart.
+  patterns: { type: "array", items: { type: ["string", "object"] } },
+  rules: { type: "array", items: { type: "object" } },
+  keys: { type: "array", items: { type: "string" } },
+  defaultKeys: { type: "boolean" },
+  mask: { type: "string" },
+  maxDepth: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+};
+// Other keys pass, as they always have: code may hand over a wider object.
+const REDACTOR_OPTIONS_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: REDACTOR_OPTION_SCHEMAS,
+};
+
 /** The `aws` preset's `aws_secret_access_key = <40 characters>`, also without key context. */
 const AWS_SECRET_RULE: CompiledRule = compileRedactRule({
   id: "aws-secret-access-key",
@@ -129,9 +152,6 @@ const AWS_SECRET_RULE: CompiledRule = compileRedactRule({
 function selectPresets(presets: RedactorOptions["presets"]): readonly RedactPreset[] {
   if (presets === undefined || presets === true) return REDACT_PRESETS;
   if (presets === false) return [];
-  if (!Array.isArray(presets)) {
-    throw new TypeError("Invalid redactor options: presets must be a boolean or a list of names");
-  }
   return presets.map((name: unknown) => {
     const known = REDACT_PRESETS.find((preset) => preset === name);
     if (known === undefined) throw new RangeError(`Unknown redaction preset: '${String(name)}'`);
@@ -142,7 +162,7 @@ function selectPresets(presets: RedactorOptions["presets"]): readonly RedactPres
 function collectKeys(options: RedactorOptions): string[] {
   const keys = new Set(options.defaultKeys === false ? [] : DEFAULT_REDACT_KEYS);
   for (const key of options.keys ?? []) {
-    const normal = typeof key === "string" ? normaliseKey(key) : "";
+    const normal = normaliseKey(key);
     if (normal === "") {
       throw new TypeError(`Invalid redaction key: ${JSON.stringify(key)} is not a non-empty name`);
     }
@@ -161,7 +181,7 @@ function collectKeys(options: RedactorOptions): string[] {
  * @returns A reusable, immutable redactor.
  * @throws {SyntaxError} A pattern is not a valid regular expression.
  * @throws {TypeError} A pattern matches the empty string, a key is empty, or an option has the wrong type.
- * @throws {RangeError} A preset name is unknown or `maxDepth` is not a non-negative integer.
+ * @throws {RangeError} A preset name is unknown or `maxDepth` is negative.
  *
  * @example Usage
  * ```ts
@@ -171,23 +191,13 @@ function collectKeys(options: RedactorOptions): string[] {
  * ```
  */
 export function compileRedactor(options: RedactorOptions = {}): Redactor {
+  checkConfig(REDACTOR_OPTIONS_SCHEMA, options, "Invalid redactor options");
   const mask = options.mask ?? "[REDACTED]";
-  if (typeof mask !== "string") {
-    throw new TypeError("Invalid redactor options: mask must be a string");
-  }
   const maxDepth = options.maxDepth ?? 64;
-  if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
-    throw new RangeError(
-      `Invalid redactor options: maxDepth must be a non-negative integer, got ${maxDepth}`,
-    );
-  }
   const presets = [...new Set(selectPresets(options.presets))];
   const keys = collectKeys(options);
   const strengthOf = keyStrengthOf(new Set(keys), options.defaultKeys !== false);
   const plan = planFor(presets, strengthOf, keys.length > 0 || options.defaultKeys !== false);
-  if (options.rules !== undefined && !Array.isArray(options.rules)) {
-    throw new TypeError("Invalid redactor options: rules must be a list");
-  }
   const rules = [
     // Key context finds these too; without it, the aws preset still does.
     ...(presets.includes("aws") && plan.strengthOf === undefined ? [AWS_SECRET_RULE] : []),

@@ -14,14 +14,11 @@
  */
 
 import { loadToml } from "../../runtime/npm/toml.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
 import { readTextFile } from "../../runtime/host.ts";
 import { translateRe2 } from "./re2.ts";
 import type { RedactRule, RuleAllowlist } from "./rules.ts";
 import { compileRedactRule } from "./rules.ts";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 const RULE_KEYS = new Set([
   "id",

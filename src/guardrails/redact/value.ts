@@ -8,7 +8,12 @@
 import { type Compiled, compiledOf, maskText, type Redactor } from "./engine.ts";
 import { valueIsSecret } from "./value_shape.ts";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/**
+ * An object or an array: what the walk descends into. Not `isRecord` (which
+ * refuses arrays): arrays are walked too, and this one test per value is
+ * all the hot path pays before it branches.
+ */
+function isContainer(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
@@ -46,7 +51,7 @@ function leave(state: Walk): void {
 }
 
 function walk(state: Walk, value: unknown, depth: number): unknown {
-  if (isRecord(value) && typeof value.toJSON === "function") {
+  if (isContainer(value) && typeof value.toJSON === "function") {
     // Examine what JSON.stringify will write (it calls toJSON once, not on the
     // result), but keep the original when that needs no mask.
     const json: unknown = value.toJSON.call(value, "");
@@ -61,7 +66,7 @@ function walk(state: Walk, value: unknown, depth: number): unknown {
 function walkJson(state: Walk, value: unknown, depth: number): unknown {
   const { redactor, compiled } = state;
   if (typeof value === "string") return maskText(compiled, redactor.mask, value);
-  if (!isRecord(value) || ArrayBuffer.isView(value)) return value;
+  if (!isContainer(value) || ArrayBuffer.isView(value)) return value;
   if (depth > redactor.maxDepth || !enter(state, value)) return redactor.mask;
   const result = Array.isArray(value)
     ? walkArray(state, value, depth)
@@ -152,7 +157,7 @@ function walkObject(state: Walk, object: Record<string, unknown>, depth: number)
 export function redactValue(redactor: Redactor, value: unknown): unknown {
   const compiled = compiledOf(redactor);
   if (typeof value === "string") return maskText(compiled, redactor.mask, value);
-  if (!isRecord(value)) return value;
+  if (!isContainer(value)) return value;
   return walk({ redactor, compiled, path: [], deep: undefined }, value, 0);
 }
 
@@ -172,7 +177,7 @@ function redactContents(
 }
 
 function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
-  if (!isRecord(block)) return block;
+  if (!isContainer(block)) return block;
   if (block.type === undefined && typeof block.uri === "string") {
     return redactContents(redactor, compiled, block) as T;
   }
@@ -181,7 +186,7 @@ function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
     return text === block.text ? block : { ...block, text };
   }
   const resource = block.resource;
-  if (block.type === "resource" && isRecord(resource)) {
+  if (block.type === "resource" && isContainer(resource)) {
     const masked = redactContents(redactor, compiled, resource);
     return masked === resource ? block : { ...block, resource: masked };
   }
