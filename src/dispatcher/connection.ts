@@ -69,109 +69,176 @@ export async function runConnection<S extends DispatchSession>(
   session: S,
   options: ConnectionOptions,
 ): Promise<void> {
-  const { log } = options;
-  const writer = transport.writable.getWriter();
-  let writable = true;
+  const { log, signal } = options;
+  const connection = new Connection(transport.writable.getWriter(), dispatcher, session, log);
+  // Messages the server sends on its own (progress, logs, requests) keep their place in line.
+  options.onOpen?.(connection.send);
+  const reader = connection.openReader(transport);
+  const stop = () => reader.cancel().catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      connection.receive(value);
+    }
+  } catch (error) {
+    log(`warden: the transport failed while reading: ${String(error)}`);
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    reader.releaseLock();
+  }
+  options.onInputEnd?.();
+  // On EOF in-flight calls get the grace period; on close() they were aborted already.
+  if (connection.busy) await connection.settle(signal?.aborted === true, options.shutdownGraceMs);
+  await connection.close();
+}
+
+/**
+ * One connection's state, from its first frame to closing the writer. Its
+ * callbacks (`send`, the flush timer, the write-failure handler) are bound
+ * once per connection, so a message costs no closure beyond the one that
+ * waits for an asynchronous reply.
+ */
+class Connection<S extends DispatchSession> {
+  readonly #writer: WritableStreamDefaultWriter<string>;
+  readonly #dispatcher: Dispatcher<S>;
+  readonly #session: S;
+  readonly #log: (message: string) => void;
+  #writable = true;
   // Replies finished while other requests are still running wait in the
   // outbox until the current macrotask ends, then go out as one chunk: under
   // load that is one write for many replies; a lone request is answered at
   // once.
-  const outbox: string[] = [];
-  let flushTimer: ReturnType<typeof setTimeout> | undefined;
-  const flush = (): void => {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
+  readonly #outbox: string[] = [];
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests whose replies have not come yet. */
+  readonly #pending = new Set<Promise<DispatchReply>>();
+  /** Frames read so far, to say which one was skipped. */
+  #frames = 0;
+  #reader: ReadableStreamDefaultReader<string | readonly string[]> | undefined;
+
+  constructor(
+    writer: WritableStreamDefaultWriter<string>,
+    dispatcher: Dispatcher<S>,
+    session: S,
+    log: (message: string) => void,
+  ) {
+    this.#writer = writer;
+    this.#dispatcher = dispatcher;
+    this.#session = session;
+    this.#log = log;
+  }
+
+  /** Sends a message the server starts; it goes at once unless replies are still due. */
+  readonly send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
+    this.#enqueue(serialize(message, this.#log), this.#pending.size === 0);
+  };
+
+  /** Writes what the outbox holds, as one chunk. */
+  readonly flush = (): void => {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const outbox = this.#outbox;
     if (outbox.length === 0) return;
     const chunk = outbox.length === 1 ? outbox[0] ?? "" : outbox.join("\n");
     outbox.length = 0;
-    if (!writable) return;
-    writer.write(chunk).catch((error) => {
-      if (!writable) return;
-      writable = false;
-      log(`warden: cannot write to the client, ending the session: ${String(error)}`);
-      session.inflight.abortAll(new Error("The transport failed"));
-      reader.cancel().catch(() => {});
-    });
+    if (!this.#writable) return;
+    this.#writer.write(chunk).catch(this.#writeFailed);
   };
-  const enqueue = (text: string, now: boolean): void => {
-    if (!writable) return;
-    outbox.push(text);
-    if (now) flush();
-    else flushTimer ??= setTimeout(flush, 0);
-  };
-  const pending = new Set<Promise<DispatchReply>>();
-  // Messages the server sends on its own (progress, logs, requests) keep their place in line.
-  options.onOpen?.((message) => enqueue(serialize(message, log), pending.size === 0));
 
-  let frames = 0;
-  const handleFrame = (frame: string): void => {
-    frames++;
+  /** A failed write ends the session: nothing more can reach the client. */
+  readonly #writeFailed = (error: unknown): void => {
+    if (!this.#writable) return;
+    this.#writable = false;
+    this.#log(`warden: cannot write to the client, ending the session: ${String(error)}`);
+    this.#session.inflight.abortAll(new Error("The transport failed"));
+    this.#reader?.cancel().catch(() => {});
+  };
+
+  #enqueue(text: string, now: boolean): void {
+    if (!this.#writable) return;
+    this.#outbox.push(text);
+    if (now) this.flush();
+    else this.#flushTimer ??= setTimeout(this.flush, 0);
+  }
+
+  /** Whether requests are still in flight. */
+  get busy(): boolean {
+    return this.#pending.size > 0;
+  }
+
+  /** Takes the reader of the transport's frames (in batches when it offers them). */
+  openReader(transport: Transport): ReadableStreamDefaultReader<string | readonly string[]> {
+    // A transport that frames many messages per read hands them over together.
+    const source: ReadableStream<string | readonly string[]> = takeFrameBatches(transport) ??
+      transport.readable;
+    this.#reader = source.getReader();
+    return this.#reader;
+  }
+
+  /** Dispatches the frames of one read, then sends the replies they got at once. */
+  receive(value: string | readonly string[]): void {
+    if (typeof value === "string") {
+      this.#handleFrame(value);
+    } else {
+      for (const frame of value) this.#handleFrame(frame);
+    }
+    if (this.#outbox.length > 0) this.flush();
+  }
+
+  #handleFrame(frame: string): void {
+    this.#frames++;
     let value: unknown;
     try {
       value = JSON.parse(frame);
     } catch {
       // Position and size only: the content may hold secrets.
-      log(`warden: skipped message ${frames} (${frame.length} chars): not valid JSON`);
+      this.#log(`warden: skipped message ${this.#frames} (${frame.length} chars): not valid JSON`);
       return;
     }
-    const outcome = dispatcher.dispatch(value, session);
+    const outcome = this.#dispatcher.dispatch(value, this.#session);
     if (!(outcome instanceof Promise)) {
       // Answered synchronously: it goes out with the rest of this read's replies.
-      if (outcome !== undefined && writable) outbox.push(serialize(outcome, log));
+      if (outcome !== undefined && this.#writable) this.#outbox.push(serialize(outcome, this.#log));
       return;
     }
+    const pending = this.#pending;
     pending.add(outcome);
     outcome.then((reply) => {
       pending.delete(outcome);
       // The last request to finish sends the batch at once; earlier ones wait for the macrotask.
-      if (reply !== undefined) enqueue(serialize(reply, log), pending.size === 0);
-      else if (pending.size === 0) flush();
+      if (reply !== undefined) this.#enqueue(serialize(reply, this.#log), pending.size === 0);
+      else if (pending.size === 0) this.flush();
     });
-  };
-
-  // A transport that frames many messages per read hands them over together.
-  const source: ReadableStream<string | readonly string[]> = takeFrameBatches(transport) ??
-    transport.readable;
-  const reader = source.getReader();
-  const stop = () => reader.cancel().catch(() => {});
-  options.signal?.addEventListener("abort", stop, { once: true });
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (typeof value === "string") {
-        handleFrame(value);
-      } else {
-        for (const frame of value) handleFrame(frame);
-      }
-      if (outbox.length > 0) flush();
-    }
-  } catch (error) {
-    log(`warden: the transport failed while reading: ${String(error)}`);
-  } finally {
-    options.signal?.removeEventListener("abort", stop);
-    reader.releaseLock();
   }
 
-  options.onInputEnd?.();
-  // On EOF in-flight calls get the grace period; on close() they were aborted already.
-  const stopped = options.signal?.aborted === true;
-  if (pending.size > 0 && !stopped) await settleWithin(pending, options.shutdownGraceMs);
-  if (pending.size > 0) {
-    session.inflight.abortAll(new Error("The session is shutting down"));
+  /**
+   * Waits for the requests in flight (call it only while {@linkcode busy}):
+   * up to `graceMs` unless `stopped`, then aborts the rest and gives them
+   * {@linkcode ABORT_WAIT_MS} to settle.
+   */
+  async settle(stopped: boolean, graceMs: number): Promise<void> {
+    const pending = this.#pending;
+    if (!stopped) await settleWithin(pending, graceMs);
+    if (pending.size === 0) return;
+    this.#session.inflight.abortAll(new Error("The session is shutting down"));
     // A handler that ignores its signal must not hold the session open forever.
     await settleWithin(pending, ABORT_WAIT_MS);
     if (pending.size > 0) {
-      log(
+      this.#log(
         `warden: ${pending.size} request(s) ignored their abort signal; closing without their replies`,
       );
     }
   }
-  flush();
-  if (writable) {
-    writable = false;
-    await writer.close().catch((error) => {
-      log(`warden: cannot flush replies to the client: ${String(error)}`);
+
+  /** Sends what is left and closes the writable side. */
+  async close(): Promise<void> {
+    this.flush();
+    if (!this.#writable) return;
+    this.#writable = false;
+    await this.#writer.close().catch((error) => {
+      this.#log(`warden: cannot flush replies to the client: ${String(error)}`);
     });
   }
 }

@@ -19,7 +19,7 @@ import type { SchemaViolation } from "./compile.ts";
 import type { Check, Node } from "./_checks.ts";
 import { unevaluatedItemMessage, unevaluatedMessage } from "./_messages.ts";
 import { evaluates } from "./_unevaluated.ts";
-import type { Schema, SchemaNode } from "./_tree.ts";
+import type { AnyRule, ArrayRule, KeysRule, ObjectRule, Schema, SchemaNode } from "./_tree.ts";
 import { hasProperty, isJsonObject, type JsonObject, propertyStep } from "./_values.ts";
 
 /** What one schema evaluated at one instance location. */
@@ -70,6 +70,12 @@ export interface AnnotationHost {
 /** One step of a collector, for one keyword. */
 type Step = (value: unknown, into: Annotations, strict: boolean) => boolean;
 
+/** An `if` rule. */
+type IfRule = Extract<AnyRule, { readonly kind: "if" }>;
+
+/** A `contains` rule. */
+type ContainsRule = Extract<ArrayRule, { readonly kind: "contains" }>;
+
 /** Whether a schema's collector can add anything (memoised per build). */
 export class Evaluates {
   readonly #props = new Map<Schema, boolean>();
@@ -85,119 +91,14 @@ export class Evaluates {
 export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Evaluates): Collect {
   const base = host.base(schema);
   const steps: Step[] = [];
-  /** A subschema applied in place: strict adds to `into` directly, lenient only if it passes. */
-  const applied = (sub: Schema): Step => {
-    if (!memo.any(sub)) {
-      const node = host.node(sub);
-      return (value, _into, strict) => node.test(value) || !strict;
-    }
-    const collect = host.collect(sub);
-    return (value, into, strict) => {
-      if (strict) return collect(value, into, true);
-      const found = freshAnnotations();
-      if (collect(value, found, true)) mergeAnnotations(into, found);
-      return true;
-    };
-  };
-  /** Collects each branch into its own annotations; returns how many passed. */
-  const branches = (subs: readonly Schema[]) => {
-    const collects = subs.map((sub) => host.collect(sub));
-    return (value: unknown, into: Annotations): number => {
-      let passed = 0;
-      for (const collect of collects) {
-        const found = freshAnnotations();
-        if (!collect(value, found, true)) continue;
-        passed++;
-        mergeAnnotations(into, found);
-      }
-      return passed;
-    };
-  };
-  for (const rule of schema.any) {
-    switch (rule.kind) {
-      case "ref":
-        if (rule.target !== undefined) steps.push(applied(rule.target));
-        break;
-      case "allOf":
-        steps.push(...rule.schemas.map(applied));
-        break;
-      case "anyOf": {
-        const run = branches(rule.schemas);
-        steps.push((value, into, strict) => run(value, into) > 0 || !strict);
-        break;
-      }
-      case "oneOf": {
-        const run = branches(rule.schemas);
-        steps.push((value, into, strict) => run(value, into) === 1 || !strict);
-        break;
-      }
-      case "if": {
-        const condition = host.collect(rule.condition);
-        const then = rule.then === undefined ? undefined : applied(rule.then);
-        const otherwise = rule.otherwise === undefined ? undefined : applied(rule.otherwise);
-        steps.push((value, into, strict) => {
-          const found = freshAnnotations();
-          if (condition(value, found, true)) {
-            mergeAnnotations(into, found);
-            return then === undefined || then(value, into, strict);
-          }
-          return otherwise === undefined || otherwise(value, into, strict);
-        });
-        break;
-      }
-    }
-  }
+  for (const rule of schema.any) anySteps(rule, host, memo, steps);
   for (const rule of schema.object) {
-    if (rule.kind === "dependentSchemas") {
-      const rules = rule.rules.map(([when, sub]) => [when, applied(sub)] as const);
-      steps.push((value, into, strict) => {
-        if (!isJsonObject(value)) return true;
-        for (const [when, step] of rules) {
-          if (hasProperty(value, when) && !step(value, into, strict)) return false;
-        }
-        return true;
-      });
-    } else if (rule.kind === "keys") {
-      const declared = new Set(rule.properties.map(([name]) => name));
-      const patterns = rule.patterns.map(({ regex }) => regex);
-      const all = rule.additional !== undefined;
-      steps.push((value, into) => {
-        if (!isJsonObject(value)) return true;
-        if (all) {
-          into.allProps = true;
-          return true;
-        }
-        for (const key in value) {
-          if (value[key] === undefined) continue;
-          if (declared.has(key) || patterns.some((pattern) => pattern.test(key))) {
-            into.props.add(key);
-          }
-        }
-        return true;
-      });
-    }
+    const step = objectStep(rule, host, memo);
+    if (step !== undefined) steps.push(step);
   }
   for (const rule of schema.array) {
-    if (rule.kind === "items") {
-      const count = rule.rest === undefined ? rule.prefix.length : Infinity;
-      steps.push((value, into) => {
-        if (Array.isArray(value) && count > into.items) into.items = count;
-        return true;
-      });
-    } else if (rule.kind === "contains") {
-      const node = host.node(rule.schema);
-      const { min, max } = rule;
-      steps.push((value, into, strict) => {
-        if (!Array.isArray(value)) return true;
-        let matches = 0;
-        for (let i = 0; i < value.length; i++) {
-          if (!node.test(value[i])) continue;
-          matches++;
-          into.contained.add(i);
-        }
-        return (matches >= min && matches <= max) || !strict;
-      });
-    }
+    const step = arrayStep(rule, host);
+    if (step !== undefined) steps.push(step);
   }
   const properties = schema.unevaluatedProperties === undefined
     ? undefined
@@ -205,6 +106,155 @@ export function buildCollect(schema: SchemaNode, host: AnnotationHost, memo: Eva
   const items = schema.unevaluatedItems === undefined
     ? undefined
     : host.node(schema.unevaluatedItems);
+  return collector(base, steps, properties, items);
+}
+
+/** Adds the steps of one in-place applicator (none for a rule that evaluates nothing). */
+function anySteps(rule: AnyRule, host: AnnotationHost, memo: Evaluates, steps: Step[]): void {
+  switch (rule.kind) {
+    case "ref":
+      if (rule.target !== undefined) steps.push(appliedStep(rule.target, host, memo));
+      break;
+    case "allOf":
+      for (const sub of rule.schemas) steps.push(appliedStep(sub, host, memo));
+      break;
+    case "anyOf": {
+      const run = branchesStep(rule.schemas, host);
+      steps.push((value, into, strict) => run(value, into) > 0 || !strict);
+      break;
+    }
+    case "oneOf": {
+      const run = branchesStep(rule.schemas, host);
+      steps.push((value, into, strict) => run(value, into) === 1 || !strict);
+      break;
+    }
+    case "if":
+      steps.push(ifStep(rule, host, memo));
+      break;
+  }
+}
+
+/** A subschema applied in place: strict adds to `into` directly, lenient only if it passes. */
+function appliedStep(sub: Schema, host: AnnotationHost, memo: Evaluates): Step {
+  if (!memo.any(sub)) {
+    const node = host.node(sub);
+    return (value, _into, strict) => node.test(value) || !strict;
+  }
+  const collect = host.collect(sub);
+  return (value, into, strict) => {
+    if (strict) return collect(value, into, true);
+    const found = freshAnnotations();
+    if (collect(value, found, true)) mergeAnnotations(into, found);
+    return true;
+  };
+}
+
+/** Collects each branch into its own annotations; returns how many passed. */
+function branchesStep(
+  subs: readonly Schema[],
+  host: AnnotationHost,
+): (value: unknown, into: Annotations) => number {
+  const collects = subs.map((sub) => host.collect(sub));
+  return (value, into) => {
+    let passed = 0;
+    for (const collect of collects) {
+      const found = freshAnnotations();
+      if (!collect(value, found, true)) continue;
+      passed++;
+      mergeAnnotations(into, found);
+    }
+    return passed;
+  };
+}
+
+/** `if`: a passing condition counts, then `then` applies; otherwise `else` does. */
+function ifStep(rule: IfRule, host: AnnotationHost, memo: Evaluates): Step {
+  const condition = host.collect(rule.condition);
+  const then = rule.then === undefined ? undefined : appliedStep(rule.then, host, memo);
+  const otherwise = rule.otherwise === undefined
+    ? undefined
+    : appliedStep(rule.otherwise, host, memo);
+  return (value, into, strict) => {
+    const found = freshAnnotations();
+    if (condition(value, found, true)) {
+      mergeAnnotations(into, found);
+      return then === undefined || then(value, into, strict);
+    }
+    return otherwise === undefined || otherwise(value, into, strict);
+  };
+}
+
+/** The step of an object rule that evaluates properties, if it is one. */
+function objectStep(rule: ObjectRule, host: AnnotationHost, memo: Evaluates): Step | undefined {
+  if (rule.kind === "dependentSchemas") {
+    const rules = rule.rules.map(([when, sub]) => [when, appliedStep(sub, host, memo)] as const);
+    return (value, into, strict) => {
+      if (!isJsonObject(value)) return true;
+      for (const [when, step] of rules) {
+        if (hasProperty(value, when) && !step(value, into, strict)) return false;
+      }
+      return true;
+    };
+  }
+  return rule.kind === "keys" ? keysStep(rule) : undefined;
+}
+
+/** The properties `properties`, `patternProperties` and `additionalProperties` evaluated. */
+function keysStep(rule: KeysRule): Step {
+  const declared = new Set(rule.properties.map(([name]) => name));
+  const patterns = rule.patterns.map(({ regex }) => regex);
+  const all = rule.additional !== undefined;
+  return (value, into) => {
+    if (!isJsonObject(value)) return true;
+    if (all) {
+      into.allProps = true;
+      return true;
+    }
+    for (const key in value) {
+      if (value[key] === undefined) continue;
+      if (declared.has(key) || patterns.some((pattern) => pattern.test(key))) {
+        into.props.add(key);
+      }
+    }
+    return true;
+  };
+}
+
+/** The step of an array rule that evaluates items, if it is one. */
+function arrayStep(rule: ArrayRule, host: AnnotationHost): Step | undefined {
+  if (rule.kind === "items") {
+    const count = rule.rest === undefined ? rule.prefix.length : Infinity;
+    return (value, into) => {
+      if (Array.isArray(value) && count > into.items) into.items = count;
+      return true;
+    };
+  }
+  return rule.kind === "contains" ? containsStep(rule, host) : undefined;
+}
+
+/** `contains`: notes every index that matched; passes within `minContains`..`maxContains`. */
+function containsStep(rule: ContainsRule, host: AnnotationHost): Step {
+  const node = host.node(rule.schema);
+  const { min, max } = rule;
+  return (value, into, strict) => {
+    if (!Array.isArray(value)) return true;
+    let matches = 0;
+    for (let i = 0; i < value.length; i++) {
+      if (!node.test(value[i])) continue;
+      matches++;
+      into.contained.add(i);
+    }
+    return (matches >= min && matches <= max) || !strict;
+  };
+}
+
+/** The collector itself: the schema's other checks, its steps, then its own `unevaluated*`. */
+function collector(
+  base: Node,
+  steps: readonly Step[],
+  properties: Node | undefined,
+  items: Node | undefined,
+): Collect {
   return (value, into, strict) => {
     if (strict && !base.test(value)) return false;
     const own = freshAnnotations();

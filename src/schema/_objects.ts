@@ -71,8 +71,36 @@ function entries(rules: KeyRules): Map<string, Entry> {
   return table;
 }
 
+/** What {@linkcode keysCheck} works out once, for its test and its report. */
+interface KeysPlan {
+  readonly keyword: KeyRules["keyword"];
+  readonly table: Map<string, Entry>;
+  readonly requiredCount: number;
+  readonly patterns: readonly PatternEntry[];
+  /** `additionalProperties`, unless it accepts everything. */
+  readonly additional: Node | undefined;
+  /** `propertyNames`, unless it accepts everything. */
+  readonly names: Node | undefined;
+  /** The table's keys, in order (see {@linkcode keysTest}). */
+  readonly order: readonly string[];
+  /** The table's entries, in the same order. */
+  readonly orderEntries: readonly Entry[];
+  /** Whether anything applies to keys `properties` does not list. */
+  readonly undeclared: boolean;
+}
+
+/** Told which rule a property breaks: its name, its value, or as an additional property. */
+type Failure = (node: Node, kind: "name" | "value" | "additional") => void;
+
 /** The keywords of {@linkcode KeyRules} as one check, or `undefined` if none applies. */
 export function keysCheck(rules: KeyRules): Check<JsonObject> | undefined {
+  const plan = keysPlan(rules);
+  if (plan === undefined) return undefined;
+  return { test: keysTest(plan), report: keysReport(plan) };
+}
+
+/** The plan for `rules`, or `undefined` when no rule can fail. */
+function keysPlan(rules: KeyRules): KeysPlan | undefined {
   const table = entries(rules);
   const requiredCount = [...table.values()].filter((entry) => entry.required).length;
   const { patterns } = rules;
@@ -84,99 +112,114 @@ export function keysCheck(rules: KeyRules): Check<JsonObject> | undefined {
   if (!checked && requiredCount === 0 && patterns.length === 0 && !additional && !names) {
     return undefined;
   }
-  // Values usually list their keys in the schema's order: comparing the next
-  // expected key (interned strings compare by pointer) saves most map lookups.
-  const order = [...table.keys()];
-  const orderEntries = [...table.values()];
-  // Whether anything applies to keys `properties` does not list.
-  const undeclared = patterns.length > 0 || additional !== undefined;
-
-  /** Calls `fail` for each rule the property breaks; returns false at the first without it. */
-  const visit = (
-    key: string,
-    value: unknown,
-    entry: Entry | undefined,
-    fail?: (node: Node, kind: "name" | "value" | "additional") => void,
-  ): boolean => {
-    let ok = true;
-    if (names !== undefined && !names.test(key)) {
-      if (fail === undefined) return false;
-      fail(names, "name");
-      ok = false;
-    }
-    if (entry?.node !== undefined && !entry.node.test(value)) {
-      if (fail === undefined) return false;
-      fail(entry.node, "value");
-      ok = false;
-    }
-    if (!undeclared) return ok;
-    let matched = entry?.declared === true;
-    for (let i = 0; i < patterns.length; i++) {
-      const { pattern, node } = patterns[i]!;
-      if (!pattern.test(key)) continue;
-      matched = true;
-      if (!node.test(value)) {
-        if (fail === undefined) return false;
-        fail(node, "value");
-        ok = false;
-      }
-    }
-    if (!matched && additional !== undefined && !additional.test(value)) {
-      if (fail === undefined) return false;
-      fail(additional, "additional");
-      ok = false;
-    }
-    return ok;
-  };
-
   return {
-    test: (object) => {
-      let requiredSeen = 0;
-      let index = 0;
-      for (const key in object) {
-        const value = object[key];
-        const entry = order[index] === key ? orderEntries[index] : table.get(key);
-        index++;
-        if (value === undefined) continue;
-        if (entry !== undefined) {
-          if (entry.required) requiredSeen++;
-          // The common case, a declared property with no other rule, stays inline.
-          if (!names && entry.declared && patterns.length === 0) {
-            if (entry.node !== undefined && !entry.node.test(value)) return false;
-            continue;
-          }
+    keyword: rules.keyword,
+    table,
+    requiredCount,
+    patterns,
+    additional,
+    names,
+    order: [...table.keys()],
+    orderEntries: [...table.values()],
+    undeclared: patterns.length > 0 || additional !== undefined,
+  };
+}
+
+/** Calls `fail` for each rule the property breaks; returns false at the first without it. */
+function visitKey(
+  plan: KeysPlan,
+  key: string,
+  value: unknown,
+  entry: Entry | undefined,
+  fail?: Failure,
+): boolean {
+  const { names, patterns, additional } = plan;
+  let ok = true;
+  if (names !== undefined && !names.test(key)) {
+    if (fail === undefined) return false;
+    fail(names, "name");
+    ok = false;
+  }
+  if (entry?.node !== undefined && !entry.node.test(value)) {
+    if (fail === undefined) return false;
+    fail(entry.node, "value");
+    ok = false;
+  }
+  if (!plan.undeclared) return ok;
+  let matched = entry?.declared === true;
+  for (let i = 0; i < patterns.length; i++) {
+    const { pattern, node } = patterns[i]!;
+    if (!pattern.test(key)) continue;
+    matched = true;
+    if (!node.test(value)) {
+      if (fail === undefined) return false;
+      fail(node, "value");
+      ok = false;
+    }
+  }
+  if (!matched && additional !== undefined && !additional.test(value)) {
+    if (fail === undefined) return false;
+    fail(additional, "additional");
+    ok = false;
+  }
+  return ok;
+}
+
+/** The pass/fail test: one walk over the value's keys, stopping at the first failure. */
+function keysTest(plan: KeysPlan): (object: JsonObject) => boolean {
+  const { table, requiredCount, patterns, names, order, orderEntries, undeclared } = plan;
+  return (object) => {
+    let requiredSeen = 0;
+    let index = 0;
+    for (const key in object) {
+      const value = object[key];
+      // Values usually list their keys in the schema's order: comparing the next
+      // expected key (interned strings compare by pointer) saves most map lookups.
+      const entry = order[index] === key ? orderEntries[index] : table.get(key);
+      index++;
+      if (value === undefined) continue;
+      if (entry !== undefined) {
+        if (entry.required) requiredSeen++;
+        // The common case, a declared property with no other rule, stays inline.
+        if (!names && entry.declared && patterns.length === 0) {
+          if (entry.node !== undefined && !entry.node.test(value)) return false;
+          continue;
         }
-        if ((names || undeclared || entry?.node) && !visit(key, value, entry)) return false;
       }
-      return requiredSeen === requiredCount;
-    },
-    report: (object, path, out) => {
-      const present = new Set<string>();
-      for (const key in object) {
-        const value = object[key];
-        if (value === undefined) continue;
-        present.add(key);
-        const entry = table.get(key);
-        const step = entry?.step ?? propertyStep(key);
-        visit(key, value, entry, (node, kind) => {
-          if (kind === "name") {
-            out.push({ path, keyword: "propertyNames", message: propertyNameMessage(key) });
-          } else if (kind === "additional" && node === FALSE_NODE) {
-            const { keyword } = rules;
-            const message = keyword === "additionalProperties"
-              ? additionalMessage(key)
-              : unevaluatedMessage(key);
-            out.push({ path, keyword, message });
-          } else {
-            node.report(value, path + step, out);
-          }
-        });
-      }
-      for (const [key, entry] of table) {
-        if (!entry.required || present.has(key)) continue;
-        out.push({ path, keyword: "required", message: requiredMessage(key) });
-      }
-    },
+      if ((names || undeclared || entry?.node) && !visitKey(plan, key, value, entry)) return false;
+    }
+    return requiredSeen === requiredCount;
+  };
+}
+
+/** The report: every rule each property breaks, then every required property missing. */
+function keysReport(plan: KeysPlan): Check<JsonObject>["report"] {
+  const { table, keyword } = plan;
+  return (object, path, out) => {
+    const present = new Set<string>();
+    for (const key in object) {
+      const value = object[key];
+      if (value === undefined) continue;
+      present.add(key);
+      const entry = table.get(key);
+      const step = entry?.step ?? propertyStep(key);
+      visitKey(plan, key, value, entry, (node, kind) => {
+        if (kind === "name") {
+          out.push({ path, keyword: "propertyNames", message: propertyNameMessage(key) });
+        } else if (kind === "additional" && node === FALSE_NODE) {
+          const message = keyword === "additionalProperties"
+            ? additionalMessage(key)
+            : unevaluatedMessage(key);
+          out.push({ path, keyword, message });
+        } else {
+          node.report(value, path + step, out);
+        }
+      });
+    }
+    for (const [key, entry] of table) {
+      if (!entry.required || present.has(key)) continue;
+      out.push({ path, keyword: "required", message: requiredMessage(key) });
+    }
   };
 }
 

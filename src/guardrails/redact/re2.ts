@@ -42,6 +42,42 @@ const POSIX: Readonly<Record<string, string>> = {
 const SYNTAX = "^$\\.*+?()[]{}|/";
 const CATEGORY = /^(?:[LMNPSZC][a-z]?|Any)$/u;
 
+/** An open group: the inline flags to close with it, and whether it repeats without bound inside. */
+interface Group {
+  readonly modifiers: string[];
+  unbounded: boolean;
+}
+
+/** Where a translation stands. */
+interface Translation {
+  readonly pattern: string;
+  /** The index of the next character to read. */
+  at: number;
+  /** The ECMAScript source so far. */
+  out: string;
+  /** The open groups, innermost last; the first stands for the whole expression. */
+  readonly groups: Group[];
+  /** Whether the group just closed repeats without bound inside, so must not repeat itself. */
+  lastGroupUnbounded: boolean;
+}
+
+/** Translates the construct that starts with `char` at `state.at`, and moves past it. */
+type Handler = (state: Translation, char: string) => void;
+
+/** The constructs that start with a special character; anything else is copied as it is. */
+const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ["\\", escapeSequence],
+  ["[", characterClass],
+  ["(", openGroup],
+  ["|", alternative],
+  [")", closeGroup],
+  ["*", repetition],
+  ["+", repetition],
+  ["{", repetition],
+  ["}", literalBracket],
+  ["]", literalBracket],
+]);
+
 /**
  * Translates one RE2 expression; throws a `SyntaxError` whose message says
  * what cannot be translated (the caller adds the rule id and file).
@@ -52,123 +88,139 @@ const CATEGORY = /^(?:[LMNPSZC][a-z]?|Any)$/u;
  * ```
  */
 export function translateRe2(pattern: string): Translated {
-  let at = 0;
-  let flags = "";
+  const [flags, start] = leadingFlags(pattern);
+  const state: Translation = {
+    pattern,
+    at: start,
+    out: "",
+    groups: [{ modifiers: [], unbounded: false }],
+    lastGroupUnbounded: false,
+  };
+  while (state.at < pattern.length) {
+    const char = pattern[state.at] ?? "";
+    (HANDLERS.get(char) ?? literal)(state, char);
+  }
+  if (state.groups.length !== 1) throw new SyntaxError("missing ')'");
+  const source = state.out + ")".repeat(state.groups[0]?.modifiers.length ?? 0);
+  return { source, flags };
+}
+
+/** The flags of a leading `(?flags)`, and the length it takes (none: `""` and 0). */
+function leadingFlags(pattern: string): [string, number] {
   const leading = /^\(\?([imsU]+)\)/u.exec(pattern);
-  if (leading !== null) {
-    const given = leading[1] ?? "";
-    if (given.includes("U")) {
-      throw new SyntaxError("the ungreedy flag (?U) has no ECMAScript equivalent");
-    }
-    flags = [...new Set(given)].join("");
-    at = leading[0].length;
+  if (leading === null) return ["", 0];
+  const given = leading[1] ?? "";
+  if (given.includes("U")) {
+    throw new SyntaxError("the ungreedy flag (?U) has no ECMAScript equivalent");
   }
-  let out = "";
-  // Per open group: the inline flags to close with it, and whether it repeats without bound inside.
-  const groups: { modifiers: string[]; unbounded: boolean }[] = [{
-    modifiers: [],
-    unbounded: false,
-  }];
-  let lastGroupUnbounded = false;
-  while (at < pattern.length) {
-    const char = pattern[at] ?? "";
-    if (char === "\\") {
-      const [text, length] = escape(pattern, at, false);
-      out += text;
-      at += length;
-      lastGroupUnbounded = false;
-      continue;
-    }
-    if (char === "[") {
-      const [text, length] = charClass(pattern, at);
-      out += text;
-      at += length;
-      lastGroupUnbounded = false;
-      continue;
-    }
-    if (char === "(") {
-      const inline = /^\(\?([ims]*(?:-[ims]+)?)\)/u.exec(pattern.slice(at));
-      if (inline !== null && inline[1] !== "") {
-        // Flags from here to the end of the enclosing group: a modifier group closed with it.
-        out += `(?${inline[1]}:`;
-        groups.at(-1)?.modifiers.push(inline[1] ?? "");
-        at += inline[0].length;
-        continue;
-      }
-      const scoped = /^\(\?[ims]*(?:-[ims]+)?:/u.exec(pattern.slice(at));
-      if (scoped !== null && scoped[0] !== "(?:") {
-        out += scoped[0];
-        at += scoped[0].length;
-        groups.push({ modifiers: [], unbounded: false });
-        continue;
-      }
-      if (/^\(\?[^:P<!=]/u.test(pattern.slice(at))) {
-        throw new SyntaxError(`unsupported group syntax at ${at + 1}`);
-      }
-      if (pattern.startsWith("(?P<", at)) {
-        out += "(?<";
-        at += 4;
-      } else {
-        out += "(";
-        at++;
-      }
-      groups.push({ modifiers: [], unbounded: false });
-      continue;
-    }
-    if (char === "|") {
-      // Inline flags last to the end of the group, across alternatives: close and reopen them.
-      const modifiers = groups.at(-1)?.modifiers ?? [];
-      out += ")".repeat(modifiers.length) + "|" + modifiers.map((flags) => `(?${flags}:`).join("");
-      at++;
-      lastGroupUnbounded = false;
-      continue;
-    }
-    if (char === ")") {
-      const group = groups.pop();
-      if (group === undefined || groups.length === 0) {
-        throw new SyntaxError(`unmatched ')' at ${at + 1}`);
-      }
-      out += ")".repeat(group.modifiers.length) + ")";
-      lastGroupUnbounded = group.unbounded;
-      const parent = groups.at(-1);
-      if (parent !== undefined) parent.unbounded ||= group.unbounded;
-      at++;
-      continue;
-    }
-    if (char === "*" || char === "+" || char === "{") {
-      const repeat = /^(?:\*|\+|\{(\d+)(?:(,)(\d*))?\})\??/u.exec(pattern.slice(at));
-      if (repeat !== null) {
-        const unbounded = repeat[0][0] !== "{" || (repeat[2] === "," && repeat[3] === "");
-        if (unbounded && lastGroupUnbounded) {
-          throw new SyntaxError(
-            `nested repetition '${
-              pattern.slice(Math.max(0, at - 12), at + repeat[0].length)
-            }' can take exponential time outside RE2`,
-          );
-        }
-        const top = groups.at(-1);
-        if (top !== undefined && unbounded) top.unbounded = true;
-        out += repeat[0];
-        at += repeat[0].length;
-        lastGroupUnbounded = false;
-        continue;
-      }
-      out += "\\{";
-      at++;
-      continue;
-    }
-    if (char === "}" || char === "]") {
-      out += `\\${char}`;
-      at++;
-      continue;
-    }
-    out += char;
-    at++;
-    if (char !== "?") lastGroupUnbounded = false;
+  return [[...new Set(given)].join(""), leading[0].length];
+}
+
+/** Any other character, as it is; a `?` right after a group leaves its mark for what follows. */
+function literal(state: Translation, char: string): void {
+  state.out += char;
+  state.at++;
+  if (char !== "?") state.lastGroupUnbounded = false;
+}
+
+/** `\…`, outside a class. */
+function escapeSequence(state: Translation): void {
+  const [text, length] = escape(state.pattern, state.at, false);
+  state.out += text;
+  state.at += length;
+  state.lastGroupUnbounded = false;
+}
+
+/** `[…]`. */
+function characterClass(state: Translation): void {
+  const [text, length] = charClass(state.pattern, state.at);
+  state.out += text;
+  state.at += length;
+  state.lastGroupUnbounded = false;
+}
+
+/** `(`: inline flags `(?i)`, a flag group `(?i:`, a named group `(?P<`, or a plain group. */
+function openGroup(state: Translation): void {
+  const { pattern, at } = state;
+  const inline = /^\(\?([ims]*(?:-[ims]+)?)\)/u.exec(pattern.slice(at));
+  if (inline !== null && inline[1] !== "") {
+    // Flags from here to the end of the enclosing group: a modifier group closed with it.
+    state.out += `(?${inline[1]}:`;
+    state.groups.at(-1)?.modifiers.push(inline[1] ?? "");
+    state.at += inline[0].length;
+    return;
   }
-  if (groups.length !== 1) throw new SyntaxError("missing ')'");
-  out += ")".repeat(groups[0]?.modifiers.length ?? 0);
-  return { source: out, flags };
+  const scoped = /^\(\?[ims]*(?:-[ims]+)?:/u.exec(pattern.slice(at));
+  if (scoped !== null && scoped[0] !== "(?:") {
+    state.out += scoped[0];
+    state.at += scoped[0].length;
+    state.groups.push({ modifiers: [], unbounded: false });
+    return;
+  }
+  if (/^\(\?[^:P<!=]/u.test(pattern.slice(at))) {
+    throw new SyntaxError(`unsupported group syntax at ${at + 1}`);
+  }
+  const named = pattern.startsWith("(?P<", at);
+  state.out += named ? "(?<" : "(";
+  state.at += named ? 4 : 1;
+  state.groups.push({ modifiers: [], unbounded: false });
+}
+
+/** `|`: inline flags last to the end of the group, across alternatives: close and reopen them. */
+function alternative(state: Translation): void {
+  const modifiers = state.groups.at(-1)?.modifiers ?? [];
+  state.out += ")".repeat(modifiers.length) + "|" +
+    modifiers.map((flags) => `(?${flags}:`).join("");
+  state.at++;
+  state.lastGroupUnbounded = false;
+}
+
+/** `)`: closes the group's modifier groups too, and passes its unbounded mark to the parent. */
+function closeGroup(state: Translation): void {
+  const { groups } = state;
+  const group = groups.pop();
+  if (group === undefined || groups.length === 0) {
+    throw new SyntaxError(`unmatched ')' at ${state.at + 1}`);
+  }
+  state.out += ")".repeat(group.modifiers.length) + ")";
+  state.lastGroupUnbounded = group.unbounded;
+  const parent = groups.at(-1);
+  if (parent !== undefined) parent.unbounded ||= group.unbounded;
+  state.at++;
+}
+
+/**
+ * `*`, `+` or `{n,m}` (lazy or not); refuses an unbounded one right after a
+ * group that repeats without bound inside. A `{` that starts no repetition
+ * is a literal brace.
+ */
+function repetition(state: Translation): void {
+  const { pattern, at } = state;
+  const repeat = /^(?:\*|\+|\{(\d+)(?:(,)(\d*))?\})\??/u.exec(pattern.slice(at));
+  if (repeat === null) {
+    state.out += "\\{";
+    state.at++;
+    return;
+  }
+  const unbounded = repeat[0][0] !== "{" || (repeat[2] === "," && repeat[3] === "");
+  if (unbounded && state.lastGroupUnbounded) {
+    throw new SyntaxError(
+      `nested repetition '${
+        pattern.slice(Math.max(0, at - 12), at + repeat[0].length)
+      }' can take exponential time outside RE2`,
+    );
+  }
+  const top = state.groups.at(-1);
+  if (top !== undefined && unbounded) top.unbounded = true;
+  state.out += repeat[0];
+  state.at += repeat[0].length;
+  state.lastGroupUnbounded = false;
+}
+
+/** A lone `}` or `]`, escaped as the `u` flag requires. */
+function literalBracket(state: Translation, char: string): void {
+  state.out += `\\${char}`;
+  state.at++;
 }
 
 /** One escape at `at`; returns its translation and the length it used. */
