@@ -220,7 +220,8 @@ export class McpSession implements DispatchSession {
     if (pending === undefined) return;
     this.#pending.delete(response.id);
     pending.cleanup();
-    if ("result" in response) {
+    // Tested on the member itself: it narrows under any compiler options.
+    if (response.error === undefined) {
       pending.resolve(response.result);
     } else {
       const { code, message, data } = response.error;

@@ -83,5 +83,5 @@ function modernStatus<S extends HttpProtocolSession>(
   _endpoint: Endpoint<S>,
   reply: JsonRpcResponse | undefined,
 ): number {
-  return reply !== undefined && "error" in reply ? statusOfModernError(reply.error.code) : 200;
+  return reply?.error === undefined ? 200 : statusOfModernError(reply.error.code);
 }
