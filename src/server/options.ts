@@ -5,10 +5,9 @@
  * @module
  */
 
+import { checkTtl } from "../core/cache.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import { checkSecret } from "../eras/modern/request_state.ts";
-import { checkConfig } from "../schema/config.ts";
-import type { JsonSchemaObject } from "../schema/types.ts";
 import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ServerOptions } from "./types.ts";
 
@@ -26,29 +25,16 @@ export interface ResolvedOptions {
   readonly principal: string | undefined;
 }
 
-const AT_LEAST_ZERO: JsonSchemaObject = { type: "number", minimum: 0 };
-const POSITIVE_INTEGER: JsonSchemaObject = { type: "integer", minimum: 1 };
-const TTL: JsonSchemaObject = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
-/**
- * The shape of the options that are data; handlers, stores and guardrails
- * are typed, and the secrets, the clock and the principals are checked in
- * code below.
- */
-const SERVER_OPTIONS_SCHEMA: JsonSchemaObject = {
-  type: "object",
-  properties: {
-    name: { type: "string", minLength: 1 },
-    version: { type: "string" },
-    shutdownGraceMs: AT_LEAST_ZERO,
-    requestTimeoutMs: AT_LEAST_ZERO,
-    pageSize: POSITIVE_INTEGER,
-    maxInputRounds: POSITIVE_INTEGER,
-    requestStateTtlMs: POSITIVE_INTEGER,
-    cache: { type: "object", properties: { ttlMs: TTL, readTtlMs: TTL } },
-    eras: { type: "array", items: { enum: ["legacy", "modern"] } },
-  },
-  required: ["name", "version"],
-};
+function positive(value: number | undefined, name: string, integer: boolean): void {
+  if (value === undefined) return;
+  if (
+    !Number.isFinite(value) || value < 0 || (integer && (!Number.isInteger(value) || value < 1))
+  ) {
+    throw new RangeError(
+      `Cannot create server: ${name} must be a ${integer ? "positive integer" : "number >= 0"}`,
+    );
+  }
+}
 
 function reword(error: unknown): never {
   if (error instanceof Error) error.message = `Cannot create server: ${error.message}`;
@@ -57,9 +43,28 @@ function reword(error: unknown): never {
 
 /** Checks `options` and fills in the defaults. */
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
-  checkConfig(SERVER_OPTIONS_SCHEMA, options, "Cannot create server");
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Cannot create server: expected an options object");
+  }
+  if (typeof options.name !== "string" || options.name.length === 0) {
+    throw new TypeError("Cannot create server: name must be a non-empty string");
+  }
+  if (typeof options.version !== "string") {
+    throw new TypeError("Cannot create server: version must be a string");
+  }
+  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
+  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
+  positive(options.pageSize, "pageSize", true);
+  positive(options.maxInputRounds, "maxInputRounds", true);
+  positive(options.requestStateTtlMs, "requestStateTtlMs", true);
   if (options.now !== undefined && typeof options.now !== "function") {
     throw new TypeError("Cannot create server: now must be a function returning ms");
+  }
+  try {
+    checkTtl(options.cache?.ttlMs, "cache.ttlMs");
+    checkTtl(options.cache?.readTtlMs, "cache.readTtlMs");
+  } catch (error) {
+    reword(error);
   }
   const key = options.requestStateKey;
   const secrets: readonly StateSecret[] = key === undefined
@@ -75,7 +80,10 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     reword(error);
   }
   const eras = options.eras ?? ["legacy", "modern"];
-  if (!eras.includes("legacy")) {
+  if (
+    !Array.isArray(eras) || !eras.includes("legacy") ||
+    !eras.every((era) => era === "legacy" || era === "modern")
+  ) {
     throw new TypeError(
       'Cannot create server: eras must list "legacy", optionally with "modern"',
     );
