@@ -67,6 +67,104 @@ function observeBody(response: Response, done: () => void): Response {
 }
 
 /**
+ * The endpoint's front gate: the path check, and the POSTs whose answer is
+ * not yet out, which a graceful shutdown waits for before it closes.
+ */
+class DrainGate {
+  readonly calls: Set<Promise<void>> = new Set();
+  #draining = false;
+
+  constructor(readonly server: Server, readonly path: string) {}
+
+  /** Refuses what arrives from now on (503), so the calls in flight can finish. */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  async handle(request: Request): Promise<Response> {
+    if (requestPath(request.url) !== this.path) return new Response("Not found", { status: 404 });
+    if (this.#draining) {
+      return new Response("Service unavailable: shutting down", {
+        status: 503,
+        headers: { connection: "close" },
+      });
+    }
+    if (request.method !== "POST") return await this.server.fetch(request);
+    let finish!: () => void;
+    const call = new Promise<void>((resolve) => (finish = resolve));
+    this.calls.add(call);
+    void call.then(() => this.calls.delete(call));
+    try {
+      return observeBody(await this.server.fetch(request), finish);
+    } catch (error) {
+      finish();
+      throw error;
+    }
+  }
+}
+
+/**
+ * The graceful shutdown: stop accepting, give the calls in flight the grace
+ * period, close the server, then stop the listener (cutting connections
+ * that outlive {@linkcode STOP_WAIT_MS}).
+ */
+async function stopGracefully(
+  server: Server,
+  host: Awaited<ReturnType<typeof listenHttp>>,
+  gate: DrainGate,
+  graceMs: number,
+): Promise<void> {
+  gate.drain();
+  host.stopAccepting();
+  await settleWithin(gate.calls, graceMs);
+  // Aborts the calls still running, ends the sessions (and their streams), flushes the audit log.
+  await server.close();
+  const wait = delay(STOP_WAIT_MS);
+  const stopped = await Promise.race([host.finished.then(() => true), wait.done.then(() => false)]);
+  wait.cancel();
+  if (!stopped) host.closeAll();
+}
+
+/** Options of {@linkcode serveHttp}. */
+export interface ServeHttpOptions {
+  /**
+   * The interface to listen on. Anything but loopback exposes the server to
+   * the network: configure `http.allowedHosts` and `http.authenticate` then.
+   * @default {"127.0.0.1"}
+   */
+  hostname?: string;
+  /**
+   * The port; 0 picks a free one.
+   * @default {0}
+   */
+  port?: number;
+  /**
+   * The endpoint's path; every other path is 404.
+   * @default {"/mcp"}
+   */
+  path?: string;
+  /** Aborting it shuts the listener down gracefully (like `shutdown()`). */
+  signal?: AbortSignal;
+  /**
+   * Whether SIGINT and SIGTERM shut the listener down gracefully and then
+   * exit the process with 130 or 143. A second signal exits at once.
+   * @default {true}
+   */
+  handleSignals?: boolean;
+  /**
+   * How long calls in flight may run once a shutdown begins, in ms, before
+   * they are aborted.
+   * @default {the server's shutdownGraceMs (5000)}
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Where the listener's own diagnostics go.
+   * @default {console.error}
+   */
+  log?: (message: string) => void;
+}
+
+/**
  * Serves `server.fetch` at `path` on the host's HTTP server: `Deno.serve` on
  * Deno, `Bun.serve` on Bun, `node:http` on Node.
  *
@@ -84,43 +182,7 @@ function observeBody(response: Response, done: () => void): Response {
  */
 export async function serveHttp(
   server: Server,
-  options: {
-    /**
-     * The interface to listen on. Anything but loopback exposes the server to
-     * the network: configure `http.allowedHosts` and `http.authenticate` then.
-     * @default {"127.0.0.1"}
-     */
-    hostname?: string;
-    /**
-     * The port; 0 picks a free one.
-     * @default {0}
-     */
-    port?: number;
-    /**
-     * The endpoint's path; every other path is 404.
-     * @default {"/mcp"}
-     */
-    path?: string;
-    /** Aborting it shuts the listener down gracefully (like `shutdown()`). */
-    signal?: AbortSignal;
-    /**
-     * Whether SIGINT and SIGTERM shut the listener down gracefully and then
-     * exit the process with 130 or 143. A second signal exits at once.
-     * @default {true}
-     */
-    handleSignals?: boolean;
-    /**
-     * How long calls in flight may run once a shutdown begins, in ms, before
-     * they are aborted.
-     * @default {the server's shutdownGraceMs (5000)}
-     */
-    shutdownGraceMs?: number;
-    /**
-     * Where the listener's own diagnostics go.
-     * @default {console.error}
-     */
-    log?: (message: string) => void;
-  } = {},
+  options: ServeHttpOptions = {},
 ): Promise<{
   /** The endpoint's URL, e.g. `http://127.0.0.1:8123/mcp`. */
   readonly url: string;
@@ -138,52 +200,18 @@ export async function serveHttp(
 }> {
   const path = options.path ?? "/mcp";
   const hostname = options.hostname ?? "127.0.0.1";
-  const graceMs = options.shutdownGraceMs ?? server.shutdownGraceMs;
   const log = options.log ?? ((message: string) => console.error(message));
-  // POSTs whose answer is not yet out: the calls a graceful shutdown waits for.
-  const calls = new Set<Promise<void>>();
-  let draining = false;
-
-  const handler = async (request: Request): Promise<Response> => {
-    if (requestPath(request.url) !== path) return new Response("Not found", { status: 404 });
-    if (draining) {
-      return new Response("Service unavailable: shutting down", {
-        status: 503,
-        headers: { connection: "close" },
-      });
-    }
-    if (request.method !== "POST") return await server.fetch(request);
-    let finish!: () => void;
-    const call = new Promise<void>((resolve) => (finish = resolve));
-    calls.add(call);
-    void call.then(() => calls.delete(call));
-    try {
-      return observeBody(await server.fetch(request), finish);
-    } catch (error) {
-      finish();
-      throw error;
-    }
-  };
-
-  const host = await listenHttp(handler, { hostname, port: options.port ?? 0, log });
+  const gate = new DrainGate(server, path);
+  const host = await listenHttp((request) => gate.handle(request), {
+    hostname,
+    port: options.port ?? 0,
+    log,
+  });
   let removeSignals = (): void => {};
   let stopping: Promise<void> | undefined;
+  const graceMs = options.shutdownGraceMs ?? server.shutdownGraceMs;
   const shutdown = (): Promise<void> => {
-    stopping ??= (async () => {
-      draining = true;
-      host.stopAccepting();
-      await settleWithin(calls, graceMs);
-      // Aborts the calls still running, ends the sessions (and their streams), flushes the audit log.
-      await server.close();
-      const wait = delay(STOP_WAIT_MS);
-      const stopped = await Promise.race([
-        host.finished.then(() => true),
-        wait.done.then(() => false),
-      ]);
-      wait.cancel();
-      if (!stopped) host.closeAll();
-      removeSignals();
-    })();
+    stopping ??= stopGracefully(server, host, gate, graceMs).then(() => removeSignals());
     return stopping;
   };
   if (options.signal?.aborted === true) void shutdown();
@@ -197,9 +225,6 @@ export async function serveHttp(
     shutdown,
   };
 }
-
-/** Options of {@linkcode serveHttp}. */
-export type ServeHttpOptions = NonNullable<Parameters<typeof serveHttp>[1]>;
 
 /** A running HTTP listener. */
 export type HttpListener = Awaited<ReturnType<typeof serveHttp>>;
