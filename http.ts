@@ -10,7 +10,7 @@
  * const server = createServer({
  *   name: "desk",
  *   version: "1.0.0",
- *   http: { eventStore: new MemoryEventStore({ maxEvents: 50_000 }) },
+ *   http: { eventStore: new MemoryEventStore({ maxEventsPerStream: 50_000 }) },
  * });
  * ```
  *

@@ -111,7 +111,7 @@ type Simplify<T> = { [K in keyof T]: T[K] };
  *
  * @example Usage
  * ```ts
- * import type { ElicitContent } from "@warden/mcp/protocol";
+ * import type { ElicitContent } from "@warden/mcp";
  * const form = {
  *   type: "object",
  *   properties: {

@@ -13,7 +13,7 @@ import { isRecord } from "../jsonrpc/messages.ts";
  *
  * @example Usage
  * ```ts
- * import { MODERN_PROTOCOL_VERSIONS } from "@warden/mcp/protocol";
+ * import { MODERN_PROTOCOL_VERSIONS } from "./lifecycle.ts";
  * console.assert(MODERN_PROTOCOL_VERSIONS[0] === "2026-07-28");
  * ```
  */
@@ -24,7 +24,7 @@ export const MODERN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2026-
  *
  * @example Usage
  * ```ts
- * import { LEGACY_PROTOCOL_VERSIONS } from "@warden/mcp/protocol";
+ * import { LEGACY_PROTOCOL_VERSIONS } from "./lifecycle.ts";
  * console.assert(LEGACY_PROTOCOL_VERSIONS.includes("2024-11-05"));
  * ```
  */
@@ -41,7 +41,7 @@ export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
  *
  * @example Offering the newest
  * ```ts
- * import { SUPPORTED_PROTOCOL_VERSIONS } from "@warden/mcp/protocol";
+ * import { SUPPORTED_PROTOCOL_VERSIONS } from "./lifecycle.ts";
  * const newest = SUPPORTED_PROTOCOL_VERSIONS[0]; // "2026-07-28"
  * ```
  */
@@ -56,7 +56,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
  *
  * @example Usage
  * ```ts
- * import { LATEST_PROTOCOL_VERSION } from "@warden/mcp/protocol";
+ * import { LATEST_PROTOCOL_VERSION } from "./lifecycle.ts";
  * console.assert(LATEST_PROTOCOL_VERSION === "2025-11-25");
  * ```
  */

@@ -39,7 +39,7 @@ export interface ToolAnnotations {
  *
  * @example
  * ```ts
- * import type { ToolTaskSupport } from "@warden/mcp";
+ * import type { ToolTaskSupport } from "./tools.ts";
  * const longRunning: ToolTaskSupport = "optional";
  * ```
  */

@@ -46,7 +46,7 @@ import { type MatchItem, matchUri } from "./uri_template_match.ts";
  *
  * @example Matching and expanding
  * ```ts
- * import { compileUriTemplate } from "@warden/mcp/protocol";
+ * import { compileUriTemplate } from "./uri_template.ts";
  * const files = compileUriTemplate("files://{+path}");
  * console.assert(files.match("files://docs/read me.md")?.path === "docs/read me.md");
  * console.assert(files.match("files://") === undefined);
@@ -137,7 +137,7 @@ interface Expression {
  *
  * @example Reading variables out of a URI
  * ```ts
- * import { compileUriTemplate } from "@warden/mcp/protocol";
+ * import { compileUriTemplate } from "./uri_template.ts";
  * const repos = compileUriTemplate("users/{user}/repos/{repo}");
  * const found = repos.match("users/ada/repos/engine%201");
  * console.assert(found?.user === "ada" && found.repo === "engine 1");

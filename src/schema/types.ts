@@ -259,7 +259,7 @@ export type Infer<S> = InferAt<S, []>;
  *
  * @example Usage
  * ```ts
- * import type { InferArgs } from "@warden/mcp/schema";
+ * import type { InferArgs } from "./types.ts";
  * const input = {
  *   type: "object",
  *   properties: { city: { type: "string" } },

@@ -73,7 +73,7 @@ export function usage(identity: ServerIdentity): string {
  *
  * @example
  * ```ts
- * import { parseServerFlags } from "@warden/mcp/cli";
+ * import { parseServerFlags } from "./flags.ts";
  * const result = await parseServerFlags(["--policy", "policy.jsonc"], {
  *   name: "desk",
  *   version: "1.0.0",
@@ -182,7 +182,7 @@ export interface ServerSetup {
  *
  * @example
  * ```ts ignore
- * import { setupFromFlags } from "@warden/mcp/cli";
+ * import { setupFromFlags } from "./flags.ts";
  * const setup = await setupFromFlags({ policy: "policy.jsonc", audit: "-" });
  * ```
  */
@@ -246,7 +246,8 @@ export async function setupFromFlags(
  *
  * @example
  * ```ts ignore
- * import { createServer, serverSetup } from "@warden/mcp";
+ * import { createServer } from "@warden/mcp";
+ * import { serverSetup } from "@warden/mcp/setup";
  * const setup = await serverSetup({ name: "desk", version: "1.0.0" });
  * const server = createServer({ name: "desk", version: "1.0.0", ...setup });
  * ```
@@ -257,7 +258,7 @@ export function serverSetup(identity: ServerIdentity): Promise<ServerSetup>;
  *
  * @example
  * ```ts ignore
- * import { serverSetup } from "@warden/mcp";
+ * import { serverSetup } from "@warden/mcp/setup";
  * const setup = await serverSetup(["--audit", "-"], { name: "desk", version: "1.0.0" });
  * ```
  */

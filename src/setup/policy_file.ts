@@ -96,7 +96,7 @@ function valueOf(node: Node, text: string, source: string): unknown {
  *
  * @example
  * ```ts
- * import { parsePolicy } from "@warden/mcp/cli";
+ * import { parsePolicy } from "@warden/mcp/setup";
  * const config = await parsePolicy('{ "access": { "tools": { "deny": ["rm_*"] } } }', "inline");
  * ```
  */
@@ -133,7 +133,7 @@ export async function parsePolicy(
  *
  * @example
  * ```ts ignore
- * import { loadPolicyFile } from "@warden/mcp/cli";
+ * import { loadPolicyFile } from "@warden/mcp/setup";
  * const config = await loadPolicyFile("policy.jsonc");
  * ```
  */

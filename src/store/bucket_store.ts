@@ -15,7 +15,8 @@ import type { TokenBucket } from "./token_bucket.ts";
  *
  * @example A store that counts writes
  * ```ts
- * import { type BucketStore, MemoryBucketStore, type TokenBucket } from "@warden/mcp/guardrails";
+ * import { type BucketStore, MemoryBucketStore } from "./bucket_store.ts";
+ * import { type TokenBucket } from "./token_bucket.ts";
  * class CountingStore implements BucketStore {
  *   readonly inner = new MemoryBucketStore();
  *   writes = 0;
@@ -56,7 +57,7 @@ export interface MemoryBucketStoreOptions {
  *
  * @example Usage
  * ```ts
- * import { MemoryBucketStore } from "@warden/mcp/guardrails";
+ * import { MemoryBucketStore } from "./bucket_store.ts";
  * const store = new MemoryBucketStore({ maxKeys: 2 });
  * store.set("a", { tokens: 1, updatedAt: 0 });
  * store.set("b", { tokens: 1, updatedAt: 0 });

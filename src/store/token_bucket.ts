@@ -52,7 +52,7 @@ const WHERE = "Cannot take tokens";
  *
  * @example Usage
  * ```ts
- * import { takeTokens } from "@warden/mcp/guardrails";
+ * import { takeTokens } from "./token_bucket.ts";
  * const limit = { capacity: 1, refillPerSecond: 0.5 };
  * const first = takeTokens(undefined, limit, 1, 0);
  * const second = takeTokens(first.bucket, limit, 1, 500);

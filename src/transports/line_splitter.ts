@@ -10,7 +10,7 @@
  *
  * @example Describing a reason
  * ```ts
- * import type { DropReason } from "@warden/mcp/testing";
+ * import type { DropReason } from "./line_splitter.ts";
  * const describe = (reason: DropReason): string =>
  *   reason === "too-long" ? "over the size limit" : "not UTF-8";
  * console.assert(describe("invalid-utf8") === "not UTF-8");
@@ -24,7 +24,7 @@ export type DropReason = "too-long" | "invalid-utf8";
  *
  * @example Noting dropped lines
  * ```ts
- * import { type DroppedLine, LineSplitter } from "@warden/mcp/testing";
+ * import { type DroppedLine, LineSplitter } from "./line_splitter.ts";
  * const note = ({ line, bytes, reason }: DroppedLine): void =>
  *   console.error(`dropped line ${line} (${bytes} bytes): ${reason}`);
  * const splitter = new LineSplitter({ onDropped: note });
@@ -44,7 +44,7 @@ export interface DroppedLine {
  *
  * @example A 1 MiB limit
  * ```ts
- * import { LineSplitter, type LineSplitterOptions } from "@warden/mcp/testing";
+ * import { LineSplitter, type LineSplitterOptions } from "./line_splitter.ts";
  * const options: LineSplitterOptions = { maxLineBytes: 1024 * 1024 };
  * const splitter = new LineSplitter(options);
  * ```
@@ -88,7 +88,7 @@ const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
  *
  * @example Usage
  * ```ts
- * import { LineSplitter } from "@warden/mcp/testing";
+ * import { LineSplitter } from "./line_splitter.ts";
  * const bytes = new TextEncoder().encode('{"a":1}\r\n\n{"b":2}');
  * const lines = await Array.fromAsync(
  *   ReadableStream.from([bytes]).pipeThrough(new LineSplitter()),

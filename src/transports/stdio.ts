@@ -15,7 +15,8 @@ import { offerFrameBatches, type Transport } from "./transport.ts";
  *
  * @example Diagnostics to a logger of your own
  * ```ts
- * import { StdioTransport, type StdioTransportOptions } from "@warden/mcp";
+ * import { type StdioTransportOptions } from "@warden/mcp";
+ * import { StdioTransport } from "./stdio.ts";
  * const notes: string[] = [];
  * const options: StdioTransportOptions = { log: (message) => notes.push(message) };
  * const transport = new StdioTransport(options);
@@ -91,7 +92,7 @@ const READ_BYTES = 64 * 1024;
  *
  * @example Usage
  * ```ts
- * import { StdioTransport } from "@warden/mcp";
+ * import { StdioTransport } from "./stdio.ts";
  * const transport = new StdioTransport({ maxLineBytes: 1024 * 1024 });
  * const writer = transport.writable.getWriter();
  * await writer.write('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');

@@ -13,7 +13,7 @@ import { MemoryTaskStore, type TaskStore } from "./store.ts";
  *
  * @example
  * ```ts
- * import type { TaskOptions } from "@warden/mcp";
+ * import type { TaskOptions } from "@warden/mcp/tasks";
  * const tasks: TaskOptions = { ttlMs: 15 * 60_000, pollIntervalMs: 2000 };
  * ```
  */

@@ -390,7 +390,7 @@ export function newTaskId(): string {
  *
  * @example
  * ```ts
- * import type { MemoryTaskStoreOptions } from "@warden/mcp/tasks";
+ * import type { MemoryTaskStoreOptions } from "./store.ts";
  * const options: MemoryTaskStoreOptions = { maxTasks: 200, maxBytes: 4 << 20 };
  * ```
  */

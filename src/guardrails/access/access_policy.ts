@@ -20,7 +20,7 @@ import type { Guardrail } from "../../call/guardrail.ts";
  *
  * @example Usage
  * ```ts
- * import type { ItemKind } from "@warden/mcp/guardrails";
+ * import type { ItemKind } from "./access_policy.ts";
  * const kinds: readonly ItemKind[] = ["tool", "resource", "prompt"];
  * ```
  */
@@ -155,7 +155,7 @@ const ACCESS_POLICY_SCHEMA: JsonSchemaObject = {
  *
  * @example Usage
  * ```ts
- * import { compileAccessPolicy } from "@warden/mcp/guardrails";
+ * import { compileAccessPolicy } from "./access_policy.ts";
  * const policy = compileAccessPolicy({
  *   tools: { deny: ["delete_*"] },
  *   principals: { admin: { tools: { allow: ["*"] } } },
@@ -202,7 +202,7 @@ export function compileAccessPolicy(options: AccessPolicyOptions): AccessPolicy 
  *
  * @example Usage
  * ```ts
- * import { compileAccessPolicy, decideAccess } from "@warden/mcp/guardrails";
+ * import { compileAccessPolicy, decideAccess } from "./access_policy.ts";
  * const policy = compileAccessPolicy({ tools: { deny: ["delete_*"] } });
  * console.assert(decideAccess(policy, "alice", "tool", "get_order").allowed);
  * console.assert(!decideAccess(policy, "alice", "tool", "delete_order").allowed);

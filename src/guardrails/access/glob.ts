@@ -57,7 +57,7 @@ export function assertGlobPattern(
  *
  * @example Matching tool names
  * ```ts
- * import { compileGlob } from "@warden/mcp/guardrails";
+ * import { compileGlob } from "./glob.ts";
  * const isOrderTool = compileGlob("*_order");
  * console.assert(isOrderTool("get_order"));
  * console.assert(!isOrderTool("get_order_items"));

@@ -137,7 +137,7 @@ export interface AuditSink {
  *
  * @example Usage
  * ```ts
- * import { nextAuditEntry } from "@warden/mcp/guardrails";
+ * import { nextAuditEntry } from "./audit.ts";
  * const { entry, state } = nextAuditEntry({ seq: 0 }, {
  *   principal: null, client: null, method: "tools/call", name: "get_order",
  *   arguments: { id: "ORD-1" }, outcome: "ok", error_code: null,

@@ -146,7 +146,7 @@ function checkAudit(value: unknown): AuditTarget {
  *
  * @example
  * ```ts
- * import { checkGuardrailsConfig } from "@warden/mcp/guardrails";
+ * import { checkGuardrailsConfig } from "./create_guardrails.ts";
  * const config = checkGuardrailsConfig({ access: { tools: { deny: ["cancel_*"] } } });
  * ```
  */

@@ -167,7 +167,7 @@ const compiledLimits = new WeakMap<RateLimits, readonly CompiledRule[]>();
  *
  * @example Usage
  * ```ts
- * import { compileRateLimits } from "@warden/mcp/guardrails";
+ * import { compileRateLimits } from "./rate_limit.ts";
  * const limits = compileRateLimits({
  *   rules: [{ scope: "tool+principal", capacity: 10, refillPerSecond: 1 }],
  * });
@@ -197,7 +197,7 @@ export function compileRateLimits(options: RateLimiterOptions): RateLimits {
  *
  * @example Usage
  * ```ts
- * import { bucketKeys, compileRateLimits } from "@warden/mcp/guardrails";
+ * import { bucketKeys, compileRateLimits } from "./rate_limit.ts";
  * const limits = compileRateLimits({ rules: [{ scope: "global", capacity: 5, refillPerSecond: 1 }] });
  * const keys = bucketKeys(limits, { kind: "tool", name: "get_order", principal: "alice" });
  * console.assert(keys.length === 1);
@@ -232,7 +232,7 @@ export function bucketKeys(limits: RateLimits, call: RateLimitCall): readonly st
  *
  * @example Usage
  * ```ts
- * import { compileRateLimits, decideRateLimit } from "@warden/mcp/guardrails";
+ * import { compileRateLimits, decideRateLimit } from "./rate_limit.ts";
  * const limits = compileRateLimits({ rules: [{ scope: "tool", capacity: 1, refillPerSecond: 1 }] });
  * const call = { kind: "tool", name: "get_order", principal: undefined } as const;
  * const first = decideRateLimit(limits, call, new Map(), 0);
@@ -300,7 +300,7 @@ export interface RateLimiterDeps {
  *
  * @example Usage
  * ```ts
- * import { createRateLimiter } from "@warden/mcp/guardrails";
+ * import { createRateLimiter } from "./rate_limit.ts";
  * const limit = createRateLimiter(
  *   { rules: [{ scope: "principal", capacity: 2, refillPerSecond: 1 }] },
  *   { now: () => 0 },

@@ -93,7 +93,7 @@ export interface RedactorOptions {
  *
  * @example Inspecting a redactor
  * ```ts
- * import { compileRedactor } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
  * const redactor = compileRedactor({ presets: ["jwt"], mask: "***" });
  * console.assert(redactor.mask === "***");
  * ```
@@ -185,7 +185,7 @@ function collectKeys(options: RedactorOptions): string[] {
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactText } from "@warden/mcp/guardrails";
+ * import { compileRedactor, redactText } from "./engine.ts";
  * const redactor = compileRedactor({ patterns: [String.raw`ORD-\d{6}`], keys: ["pin"] });
  * console.assert(redactText(redactor, "order ORD-123456") === "order [REDACTED]");
  * ```
@@ -273,7 +273,7 @@ export function maskText(compiled: Compiled, mask: string, text: string): string
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactText } from "@warden/mcp/guardrails";
+ * import { compileRedactor, redactText } from "./engine.ts";
  * const redactor = compileRedactor();
  * const line = redactText(redactor, "Authorization: Bearer a1b2c3d4e5f6g7h8");
  * console.assert(line === "Authorization: Bearer [REDACTED]");

@@ -161,7 +161,8 @@ function rule(value: unknown, index: number, global: readonly Allowlist[]): Reda
  *
  * @example
  * ```ts
- * import { compileRedactor, parseGitleaksRules, redactText } from "@warden/mcp/guardrails";
+ * import { compileRedactor, redactText } from "./engine.ts";
+ * import { parseGitleaksRules } from "./gitleaks.ts";
  * const rules = await parseGitleaksRules(
  *   "[[rules]]\nid = 'order-desk'\nregex = '''ODK-[A-Za-z0-9]{24}'''\nkeywords = ['odk-']\n",
  *   "rules.toml",
@@ -217,7 +218,8 @@ export async function parseGitleaksRules(text: string, source: string): Promise<
  *
  * @example
  * ```ts ignore
- * import { compileRedactor, loadGitleaksRules } from "@warden/mcp/guardrails";
+ * import { loadGitleaksRules } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
  * const redactor = compileRedactor({ rules: await loadGitleaksRules("gitleaks.toml") });
  * ```
  */

@@ -35,7 +35,8 @@ import { classifyKey, type KeyStrength, normaliseKey } from "./key_names.ts";
  *
  * @example Choosing presets
  * ```ts
- * import { compileRedactor, type RedactPreset } from "@warden/mcp/guardrails";
+ * import { type RedactPreset } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
  * const presets: RedactPreset[] = ["github", "jwt"];
  * const redactor = compileRedactor({ presets });
  * ```
@@ -58,7 +59,7 @@ export type RedactPreset =
  *
  * @example
  * ```ts
- * import { REDACT_PRESETS } from "@warden/mcp/guardrails";
+ * import { REDACT_PRESETS } from "./presets.ts";
  * console.assert(REDACT_PRESETS.includes("pem"));
  * ```
  */
@@ -83,7 +84,7 @@ export const REDACT_PRESETS: readonly RedactPreset[] = Object.freeze([
  *
  * @example Adding a key without the defaults
  * ```ts
- * import { compileRedactor } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
  * const redactor = compileRedactor({ keys: ["pin"], defaultKeys: false });
  * ```
  */

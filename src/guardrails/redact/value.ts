@@ -148,7 +148,8 @@ function walkObject(state: Walk, object: Record<string, unknown>, depth: number)
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactValue } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
+ * import { redactValue } from "./value.ts";
  * const redactor = compileRedactor();
  * const masked = redactValue(redactor, { user: "ada", apiKey: "k-1234", tokens_used: 42 });
  * console.assert(JSON.stringify(masked) === '{"user":"ada","apiKey":"[REDACTED]","tokens_used":42}');
@@ -207,7 +208,8 @@ function redactBlock<T>(redactor: Redactor, compiled: Compiled, block: T): T {
  *
  * @example Usage
  * ```ts
- * import { compileRedactor, redactContent } from "@warden/mcp/guardrails";
+ * import { compileRedactor } from "./engine.ts";
+ * import { redactContent } from "./value.ts";
  * const redactor = compileRedactor();
  * const blocks = [
  *   { type: "text", text: "key: ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK" },

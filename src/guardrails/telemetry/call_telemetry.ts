@@ -30,7 +30,7 @@ const REFUSALS: ReadonlySet<string> = new Set(["denied", "rate_limited", "invali
  *
  * @example
  * ```ts
- * import { telemetryEnabled } from "@warden/mcp/guardrails";
+ * import { telemetryEnabled } from "@warden/mcp/telemetry";
  * console.assert(typeof telemetryEnabled() === "boolean");
  * ```
  */
@@ -108,7 +108,7 @@ function traceCarrier(meta: Readonly<Record<string, unknown>> | undefined): Reco
  * @example
  * ```ts ignore
  * import { createServer } from "@warden/mcp";
- * import { callTelemetry } from "@warden/mcp/guardrails";
+ * import { callTelemetry } from "@warden/mcp/telemetry";
  * const server = createServer({ name: "desk", version: "1.0.0", guardrails: [callTelemetry()] });
  * ```
  */

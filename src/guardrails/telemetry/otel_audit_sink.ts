@@ -34,7 +34,8 @@ const PASSED: ReadonlySet<string> = new Set(["ok", "tool_error", "input_required
  *
  * @example
  * ```ts
- * import { createGuardrails, otelAuditSink } from "@warden/mcp/guardrails";
+ * import { createGuardrails } from "@warden/mcp/guardrails";
+ * import { otelAuditSink } from "@warden/mcp/telemetry";
  * const guardrails = createGuardrails({ audit: otelAuditSink() });
  * ```
  */
