@@ -6,22 +6,25 @@
  * @module
  */
 
-import { isRecord } from "../../jsonrpc/messages.ts";
-import type { MethodHandler, NotificationHandler } from "../../dispatcher/dispatcher.ts";
+import type {
+  MethodContext,
+  MethodHandler,
+  NotificationHandler,
+} from "../../dispatcher/dispatcher.ts";
 import { invalidParamsError } from "../../jsonrpc/errors.ts";
-import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
-import type { CallOutcome } from "../../call/outcome.ts";
+import type { CallNext, CallOutcome } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
 import { isLoggingLevel } from "../../core/logging.ts";
 import { parseCall, type RequestCore } from "../../core/request_core.ts";
+import type { McpSession } from "../../core/session.ts";
 import {
   type ContextServices,
   createRequestContext,
   type HandlerContext,
 } from "../legacy/context.ts";
-import type { McpSession } from "../../core/session.ts";
 
 /** What the legacy front door needs from the server. */
 export interface LegacyDeps {
@@ -37,6 +40,56 @@ export interface LegacyDeps {
   readonly rootsChanged: (session: McpSession) => void;
 }
 
+/** One method of the legacy table: answers a request on a session. */
+type LegacyMethod = (
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** One notification of the legacy table. */
+type LegacyNotification = (deps: LegacyDeps, params: JsonRpcParams, session: McpSession) => void;
+
+/** The legacy method table: one row per method, each a named function. */
+const LEGACY_METHODS: readonly (readonly [string, LegacyMethod])[] = [
+  ["initialize", initialize],
+  ["ping", ping],
+  ["logging/setLevel", setLevel],
+  ["tools/list", listTools],
+  ["resources/list", listResources],
+  ["prompts/list", listPrompts],
+  ["resources/templates/list", listResourceTemplates],
+  ["tools/call", callTool],
+  ["resources/read", readResource],
+  ["prompts/get", getPrompt],
+  ["resources/subscribe", subscribe],
+  ["resources/unsubscribe", unsubscribe],
+  ["completion/complete", complete],
+];
+
+/** The notifications a client sends (also those of modern requests: the same cancellation). */
+const LEGACY_NOTIFICATIONS: readonly (readonly [string, LegacyNotification])[] = [
+  ["notifications/cancelled", cancelled],
+  ["notifications/initialized", initialized],
+  ["notifications/roots/list_changed", rootsListChanged],
+];
+
+/** Builds the legacy method and notification tables for one server, each row given `deps`. */
+export function legacyMethods(deps: LegacyDeps): {
+  methods: Map<string, MethodHandler<McpSession>>;
+  notifications: Map<string, NotificationHandler<McpSession>>;
+} {
+  const methods = new Map<string, MethodHandler<McpSession>>();
+  for (const [name, method] of LEGACY_METHODS) {
+    methods.set(name, (params, request) => method(deps, params, request));
+  }
+  const notifications = new Map<string, NotificationHandler<McpSession>>();
+  for (const [name, notification] of LEGACY_NOTIFICATIONS) {
+    notifications.set(name, (params, session) => notification(deps, params, session));
+  }
+  return { methods, notifications };
+}
+
 function implementationOf(value: unknown): Implementation | undefined {
   if (!isRecord(value) || typeof value.name !== "string" || typeof value.version !== "string") {
     return undefined;
@@ -46,14 +99,98 @@ function implementationOf(value: unknown): Implementation | undefined {
   return info;
 }
 
+/** `initialize`: settles the session's revision and learns the client. */
+function initialize(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  const offered = params.protocolVersion;
+  if (typeof offered !== "string") throw invalidParamsError("protocolVersion must be a string");
+  session.protocolVersion = negotiateVersion(offered);
+  session.clientInfo = implementationOf(params.clientInfo);
+  session.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
+  const result: Record<string, unknown> = {
+    protocolVersion: session.protocolVersion,
+    capabilities: deps.core.capabilities(),
+    serverInfo: deps.serverInfo,
+  };
+  if (deps.instructions !== undefined) result.instructions = deps.instructions;
+  return result;
+}
+
+/** `ping`. */
+function ping(): Record<string, unknown> {
+  return {};
+}
+
+/** `logging/setLevel`: the least severe level the session hears from now on. */
+function setLevel(
+  _deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  const level = params.level;
+  if (!isLoggingLevel(level)) {
+    throw invalidParamsError(`unknown logging level ${JSON.stringify(level)}`);
+  }
+  session.logLevel = level;
+  return {};
+}
+
+/** `tools/list`. */
+function listTools(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  return deps.core.list("tools", params, session.principal, false).result;
+}
+
+/** `resources/list`. */
+function listResources(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  return deps.core.list("resources", params, session.principal, false).result;
+}
+
+/** `prompts/list`. */
+function listPrompts(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  return deps.core.list("prompts", params, session.principal, false).result;
+}
+
+/** `resources/templates/list`. */
+function listResourceTemplates(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  return deps.core.list("resourceTemplates", params, session.principal, false).result;
+}
+
 /** A legacy session's wire answer for an outcome: the result, or its error as decided. */
 function settle(outcome: CallOutcome): Record<string, unknown> {
   if ("result" in outcome) return outcome.result;
   throw outcome.error;
 }
 
+/** The context a legacy request's handler gets. */
+function contextOf(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): HandlerContext {
+  return createRequestContext(request.id, params, request.session, request.request, deps.services);
+}
+
 /** The facts guardrails see for a request on a legacy session. */
-function factsOf(context: HandlerContext, request: Parameters<MethodHandler<McpSession>>[1]) {
+function factsOf(context: HandlerContext, request: MethodContext<McpSession>): CallFacts {
   return new CallFacts(
     context.principal,
     context.client,
@@ -64,106 +201,119 @@ function factsOf(context: HandlerContext, request: Parameters<MethodHandler<McpS
   );
 }
 
-/** Builds the legacy method and notification tables. */
-export function legacyMethods(deps: LegacyDeps): {
-  methods: Map<string, MethodHandler<McpSession>>;
-  notifications: Map<string, NotificationHandler<McpSession>>;
-} {
-  const { core } = deps;
-  const methods = new Map<string, MethodHandler<McpSession>>();
-  const contextOf = (
-    params: JsonRpcParams,
-    request: Parameters<MethodHandler<McpSession>>[1],
-  ): HandlerContext =>
-    createRequestContext(request.id, params, request.session, request.request, deps.services);
+/** A call on one item, as the table's rows for it differ: its kind, method and last step. */
+interface ItemCall {
+  readonly kind: CallKind;
+  readonly method: string;
+  /** The step that does the work once the guardrails let the call through. */
+  readonly step: (core: RequestCore, context: HandlerContext) => CallNext;
+}
 
-  methods.set("initialize", (params, { session }) => {
-    const offered = params.protocolVersion;
-    if (typeof offered !== "string") throw invalidParamsError("protocolVersion must be a string");
-    session.protocolVersion = negotiateVersion(offered);
-    session.clientInfo = implementationOf(params.clientInfo);
-    session.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
-    const result: Record<string, unknown> = {
-      protocolVersion: session.protocolVersion,
-      capabilities: core.capabilities(),
-      serverInfo: deps.serverInfo,
-    };
-    if (deps.instructions !== undefined) result.instructions = deps.instructions;
-    return result;
-  });
-  methods.set("ping", () => ({}));
-  methods.set("logging/setLevel", (params, { session }) => {
-    const level = params.level;
-    if (!isLoggingLevel(level)) {
-      throw invalidParamsError(`unknown logging level ${JSON.stringify(level)}`);
-    }
-    session.logLevel = level;
-    return {};
-  });
+const TOOL_CALL: ItemCall = {
+  kind: "tool",
+  method: "tools/call",
+  step: (core, context) => core.callTool(context),
+};
+const RESOURCE_READ: ItemCall = {
+  kind: "resource",
+  method: "resources/read",
+  step: (core, context) => core.readResource(context),
+};
+const PROMPT_GET: ItemCall = {
+  kind: "prompt",
+  method: "prompts/get",
+  step: (core, context) => core.getPrompt(context),
+};
 
-  for (const list of ["tools", "resources", "prompts"] as const) {
-    methods.set(
-      `${list}/list`,
-      (params, { session }) => core.list(list, params, session.principal, false).result,
-    );
-  }
-  methods.set(
-    "resources/templates/list",
-    (params, { session }) =>
-      core.list("resourceTemplates", params, session.principal, false).result,
-  );
+/** One call on an item through the pipeline. */
+async function itemCall(
+  deps: LegacyDeps,
+  item: ItemCall,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  const context = contextOf(deps, params, request);
+  const parsed = parseCall(item.kind, item.method, params, factsOf(context, request));
+  return settle(await deps.core.guard(parsed, item.step(deps.core, context)));
+}
 
-  const guarded = (
-    kind: CallKind,
-    method: string,
-    run: (context: HandlerContext) => Parameters<RequestCore["guard"]>[1],
-  ): MethodHandler<McpSession> =>
-  async (params, request) => {
-    const context = contextOf(params, request);
-    const parsed = parseCall(kind, method, params, factsOf(context, request));
-    return settle(await core.guard(parsed, run(context)));
-  };
-  methods.set("tools/call", guarded("tool", "tools/call", (ctx) => core.callTool(ctx)));
-  methods.set(
-    "resources/read",
-    guarded("resource", "resources/read", (ctx) => core.readResource(ctx)),
-  );
-  methods.set("prompts/get", guarded("prompt", "prompts/get", (ctx) => core.getPrompt(ctx)));
+/** `tools/call`. */
+function callTool(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  return itemCall(deps, TOOL_CALL, params, request);
+}
 
-  methods.set("resources/subscribe", async (params, request) => {
-    const context = contextOf(params, request);
-    const parsed = parseCall("resource", "resources/subscribe", params, factsOf(context, request));
-    settle(await core.guard(parsed, core.subscribe()));
-    request.session.subscriptions.add(parsed.call.name);
-    return {};
-  });
-  methods.set("resources/unsubscribe", (params, { session }) => {
-    const uri = params.uri;
-    if (typeof uri !== "string") throw invalidParamsError("uri must be a string");
-    session.subscriptions.delete(uri);
-    return {};
-  });
-  methods.set("completion/complete", async (params, request) => {
-    const context = contextOf(params, request);
-    const parsed = core.parseCompletion(params, factsOf(context, request));
-    return settle(await core.guard(parsed, parsed.step));
-  });
+/** `resources/read`. */
+function readResource(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  return itemCall(deps, RESOURCE_READ, params, request);
+}
 
-  const notifications = new Map<string, NotificationHandler<McpSession>>();
-  notifications.set("notifications/cancelled", cancelled);
-  notifications.set("notifications/initialized", (_params, session) => {
-    session.initialized = true;
-  });
-  notifications.set("notifications/roots/list_changed", (_params, session) => {
-    deps.rootsChanged(session);
-  });
-  return { methods, notifications };
+/** `prompts/get`. */
+function getPrompt(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  return itemCall(deps, PROMPT_GET, params, request);
+}
+
+/** `resources/subscribe`: a guarded use of the resource, then the session hears its updates. */
+async function subscribe(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  const context = contextOf(deps, params, request);
+  const parsed = parseCall("resource", "resources/subscribe", params, factsOf(context, request));
+  settle(await deps.core.guard(parsed, deps.core.subscribe()));
+  request.session.subscriptions.add(parsed.call.name);
+  return {};
+}
+
+/** `resources/unsubscribe`: not guarded, as it only stops what was allowed. */
+function unsubscribe(
+  _deps: LegacyDeps,
+  params: JsonRpcParams,
+  { session }: MethodContext<McpSession>,
+): Record<string, unknown> {
+  const uri = params.uri;
+  if (typeof uri !== "string") throw invalidParamsError("uri must be a string");
+  session.subscriptions.delete(uri);
+  return {};
+}
+
+/** `completion/complete`: a guarded call on the prompt or template it completes. */
+async function complete(
+  deps: LegacyDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Promise<Record<string, unknown>> {
+  const context = contextOf(deps, params, request);
+  const parsed = deps.core.parseCompletion(params, factsOf(context, request));
+  return settle(await deps.core.guard(parsed, parsed.step));
 }
 
 /** `notifications/cancelled`, the same in both eras: abort the named request. */
-export function cancelled(params: JsonRpcParams, session: McpSession): void {
+function cancelled(_deps: LegacyDeps, params: JsonRpcParams, session: McpSession): void {
   const requestId = params.requestId;
   if (typeof requestId !== "string" && typeof requestId !== "number") return;
   const reason = typeof params.reason === "string" ? params.reason : "Cancelled by the client";
   session.inflight.cancel(requestId, new Error(reason));
+}
+
+/** `notifications/initialized`: the handshake is over. */
+function initialized(_deps: LegacyDeps, _params: JsonRpcParams, session: McpSession): void {
+  session.initialized = true;
+}
+
+/** `notifications/roots/list_changed`: the server may ask for the roots again. */
+function rootsListChanged(deps: LegacyDeps, _params: JsonRpcParams, session: McpSession): void {
+  deps.rootsChanged(session);
 }

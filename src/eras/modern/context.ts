@@ -59,7 +59,7 @@ export class InputLedger {
   malformed: { key: string; reason: string } | undefined;
   /**
    * Set while a task runs the handler: an unanswered ask then waits for
-   * `tasks/update` instead of ending the run (see src/eras/modern/tasks/).
+   * `tasks/update` instead of ending the run (see src/eras/tasks/runner.ts).
    */
   suspend:
     | ((

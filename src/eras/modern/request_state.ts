@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import type { SecretSource, StateSecret } from "../../store/sealing_keys.ts";
 
 /** What a state is bound to: a retry must match every field. */
@@ -104,7 +104,7 @@ export async function digestArguments(args: Readonly<Record<string, unknown>>): 
 }
 
 function refuse(reason: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: requestState ${reason}`);
+  return invalidParamsError(`requestState ${reason}`);
 }
 
 interface Key {
@@ -192,9 +192,8 @@ export class StateSealer {
     const token = `${VERSION}.${base64url(bytes)}`;
     if (token.length > this.#maxBytes) {
       // Only the client's answers grow a state: it has to start again with shorter ones.
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `Invalid params: the answers collected for this request exceed ${this.#maxBytes} bytes`,
+      throw invalidParamsError(
+        `the answers collected for this request exceed ${this.#maxBytes} bytes`,
       );
     }
     return token;

@@ -11,12 +11,13 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
-import type { CallFacts } from "../../core/call_facts.ts";
+import type { ContextServices } from "../../core/context_base.ts";
+import type { Implementation } from "../../core/lifecycle.ts";
 import { notFound, parseCall, type RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
 import type { ModernContext } from "../modern/context.ts";
+import { modernError, modernFacts, modernResult } from "../modern/exchange.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 import type { RequestMeta } from "../modern/meta.ts";
 import type { TaskRunner } from "./runner.ts";
@@ -69,106 +70,146 @@ export function toolCallStep(
   };
 }
 
-/** What the tasks methods borrow from the front door. */
+/** What the tasks methods borrow from the modern front door. */
 export interface TaskMethodDeps {
   /** The request core. */
   readonly core: RequestCore;
   /** The task runner. */
-  readonly runner: TaskRunner;
-  /** The facts guardrails see. */
-  readonly facts: (
-    request: MethodContext<McpSession>,
-    meta: RequestMeta,
-    continuation: boolean,
-  ) => CallFacts;
-  /** The modern envelope of a result. */
-  readonly finish: (result: Record<string, unknown>) => Record<string, unknown>;
-  /** The wire error of an error outcome. */
-  readonly error: (
-    outcome: Extract<CallOutcome, { error: RpcError }>,
-    kind: CallKind,
-    name: string,
-  ) => RpcError;
+  readonly tasks: TaskRunner;
+  /** The server's identity, sent in every result's `_meta`. */
+  readonly serverInfo: Readonly<Implementation>;
+  /** The redactor, for what an error adds. */
+  readonly services: ContextServices;
 }
 
-/** A modern method handler. */
-export type TaskMethod = (
+/** What one tasks method does to the caller's task once the pipeline lets it. */
+interface TaskAction {
+  /** The method, as guardrails see it. */
+  readonly method: string;
+  /** A problem with the params beyond the task id, found before the pipeline runs. */
+  readonly check: (params: JsonRpcParams) => RpcError | undefined;
+  /** The work, on the task as it is after the guardrails ran. */
+  readonly act: (
+    runner: TaskRunner,
+    task: TaskRecord,
+    params: JsonRpcParams,
+  ) => Promise<Record<string, unknown>>;
+}
+
+function noProblem(): undefined {
+  return undefined;
+}
+
+function checkAnswers(params: JsonRpcParams): RpcError | undefined {
+  return isRecord(params.inputResponses)
+    ? undefined
+    : invalidParamsError("inputResponses must be an object of answers by input key");
+}
+
+function showTask(runner: TaskRunner, task: TaskRecord): Promise<Record<string, unknown>> {
+  return Promise.resolve(runner.show(task));
+}
+
+async function answerTask(
+  runner: TaskRunner,
+  task: TaskRecord,
+  params: JsonRpcParams,
+): Promise<Record<string, unknown>> {
+  await runner.update(task, isRecord(params.inputResponses) ? params.inputResponses : {});
+  return {};
+}
+
+async function cancelTask(runner: TaskRunner, task: TaskRecord): Promise<Record<string, unknown>> {
+  await runner.cancel(task);
+  return {};
+}
+
+const GET: TaskAction = { method: "tasks/get", check: noProblem, act: showTask };
+const UPDATE: TaskAction = { method: "tasks/update", check: checkAnswers, act: answerTask };
+const CANCEL: TaskAction = { method: "tasks/cancel", check: noProblem, act: cancelTask };
+
+/** `tasks/get`: the caller's task as it stands (there is no `tasks/result` or `tasks/list`). */
+export function tasksGet(
+  deps: TaskMethodDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
-) => Promise<Record<string, unknown>>;
+): Promise<Record<string, unknown>> {
+  return onTask(deps, GET, params, request, meta);
+}
 
-/** `tasks/get`, `tasks/update` and `tasks/cancel`; `tasks/result` and `tasks/list` do not exist. */
-export function taskMethods(deps: TaskMethodDeps): Map<string, TaskMethod> {
-  const { core, runner } = deps;
-  const methods = new Map<string, TaskMethod>();
+/** `tasks/update`: answers to what the caller's task waits for. */
+export function tasksUpdate(
+  deps: TaskMethodDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  return onTask(deps, UPDATE, params, request, meta);
+}
 
-  /** Runs `act` on the caller's task through the pipeline, as a call on the task's tool. */
-  const onTask = (
-    method: string,
-    check: (params: JsonRpcParams) => RpcError | undefined,
-    act: (task: TaskRecord, params: JsonRpcParams) => Promise<Record<string, unknown>>,
-  ): TaskMethod =>
-  async (params, request, meta) => {
-    const principal = request.session.principal;
-    const taskId = params.taskId;
-    let problem: RpcError | undefined;
-    let task: TaskRecord | undefined;
-    if (!declaresTasks(meta.clientCapabilities)) problem = tasksRequired();
-    else if (typeof taskId !== "string") problem = invalidParamsError("taskId must be a string");
-    else {
-      task = await runner.find(taskId, principal);
-      problem = task === undefined ? taskNotFound() : check(params);
+/** `tasks/cancel`: the caller's task ends as "cancelled". */
+export function tasksCancel(
+  deps: TaskMethodDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  return onTask(deps, CANCEL, params, request, meta);
+}
+
+/** The caller's task a tasks method names, or the problem that stops it. */
+async function findTask(
+  runner: TaskRunner,
+  action: TaskAction,
+  params: JsonRpcParams,
+  meta: RequestMeta,
+  principal: string | undefined,
+): Promise<{ task?: TaskRecord; problem?: RpcError | undefined }> {
+  const taskId = params.taskId;
+  if (!declaresTasks(meta.clientCapabilities)) return { problem: tasksRequired() };
+  if (typeof taskId !== "string") return { problem: invalidParamsError("taskId must be a string") };
+  const task = await runner.find(taskId, principal);
+  return task === undefined ? { problem: taskNotFound() } : { task, problem: action.check(params) };
+}
+
+/** Runs `action` on the caller's task through the pipeline, as a call on the task's tool. */
+async function onTask(
+  deps: TaskMethodDeps,
+  action: TaskAction,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  const { tasks: runner } = deps;
+  const principal = request.session.principal;
+  const taskId = params.taskId;
+  const { task, problem } = await findTask(runner, action, params, meta, principal);
+  const parsed = parseCall(
+    "tool",
+    action.method,
+    {
+      name: task?.tool ?? "",
+      arguments: typeof taskId === "string" ? { taskId: taskId.slice(0, 200) } : {},
+    },
+    modernFacts(request, meta, true),
+  );
+  const step: CallNext = async () => {
+    // Read again: the task may have changed while the guardrails ran.
+    const current = task === undefined ? undefined : await runner.find(task.taskId, principal);
+    if (current === undefined) return { status: "invalid", error: taskNotFound() };
+    try {
+      return { status: "ok", result: await action.act(runner, current, params) };
+    } catch (error) {
+      if (error instanceof RpcError) return { status: "invalid", error };
+      throw error;
     }
-    const parsed = parseCall(
-      "tool",
-      method,
-      {
-        name: task?.tool ?? "",
-        arguments: typeof taskId === "string" ? { taskId: taskId.slice(0, 200) } : {},
-      },
-      deps.facts(request, meta, true),
-    );
-    const step: CallNext = async () => {
-      // Read again: the task may have changed while the guardrails ran.
-      const current = task === undefined ? undefined : await runner.find(task.taskId, principal);
-      if (current === undefined) return { status: "invalid", error: taskNotFound() };
-      try {
-        return { status: "ok", result: await act(current, params) };
-      } catch (error) {
-        if (error instanceof RpcError) return { status: "invalid", error };
-        throw error;
-      }
-    };
-    const outcome = await core.guard({ call: parsed.call, problem }, step);
-    if ("error" in outcome) throw deps.error(outcome, "tool", parsed.call.name);
-    return deps.finish(outcome.result);
   };
-  const none = (): undefined => undefined;
-
-  methods.set("tasks/get", onTask("tasks/get", none, (task) => Promise.resolve(runner.show(task))));
-  methods.set(
-    "tasks/update",
-    onTask(
-      "tasks/update",
-      (params) =>
-        isRecord(params.inputResponses)
-          ? undefined
-          : invalidParamsError("inputResponses must be an object of answers by input key"),
-      async (task, params) => {
-        await runner.update(task, isRecord(params.inputResponses) ? params.inputResponses : {});
-        return {};
-      },
-    ),
-  );
-  methods.set(
-    "tasks/cancel",
-    onTask("tasks/cancel", none, async (task) => {
-      await runner.cancel(task);
-      return {};
-    }),
-  );
-  return methods;
+  const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
+  if ("error" in outcome) {
+    throw modernError(outcome, "tool", parsed.call.name, deps.services.outgoing);
+  }
+  return modernResult(deps.serverInfo, outcome.result);
 }
 
 /**

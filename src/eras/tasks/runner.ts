@@ -15,18 +15,26 @@
  * @module
  */
 
-import { InflightRequest } from "../../dispatcher/inflight.ts";
 import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import { inputRequiredOutcome } from "../../core/outcome.ts";
 import { type RegisteredTool, runTool } from "../../core/tools.ts";
 import { type InputRequest, ModernContext } from "../modern/context.ts";
-import type { RequestMeta } from "../modern/meta.ts";
+import {
+  askedBeforeTask,
+  holdWrites,
+  inputState,
+  newRun,
+  newTaskRecord,
+  progressMessage,
+  type Run,
+  taskMeta,
+  type Waiting,
+} from "./run.ts";
 import { endOf, failure, taskFields, wireTask } from "./wire.ts";
 import {
   isTerminal,
-  newTaskId,
   type TaskMessage,
   type TaskPatch,
   type TaskRecord,
@@ -52,25 +60,9 @@ export interface TaskRunnerOptions {
   readonly changed: (task: TaskRecord) => void;
 }
 
-interface Waiting {
-  readonly request: InputRequest;
-  readonly parse: (answer: unknown) => unknown;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-/** One task whose handler runs in this process. */
-interface Run {
-  readonly taskId: string;
-  /** When its TTL runs out, ms since the epoch; null for never. */
-  readonly deadline: number | null;
-  readonly inflight: InflightRequest;
-  /** Asks the handler awaits, by input key. */
-  readonly waiting: Map<string, Waiting>;
-  /** The store writes, in order. */
-  chain: Promise<unknown>;
-  /** Whether its end was recorded (later outcomes are ignored). */
-  settled: boolean;
+/** An error outcome of a start that makes no task. */
+function internalError(message: string): CallOutcome {
+  return { status: "internal_error", error: new RpcError(ErrorCode.InternalError, message) };
 }
 
 /** Runs tasks and answers for their state. */
@@ -126,99 +118,82 @@ export class TaskRunner {
     args: Readonly<Record<string, unknown>>,
   ): Promise<CallOutcome> {
     const options = this.#options;
-    if (this.#closed) {
-      return {
-        status: "internal_error",
-        error: new RpcError(ErrorCode.InternalError, "The server is shutting down"),
-      };
-    }
-    const now = options.now();
-    const task: TaskRecord = {
-      taskId: newTaskId(),
-      principal: parent.principal ?? null,
-      tool: tool.definition.name,
-      status: "working",
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: options.ttlMs,
-      pollIntervalMs: options.pollIntervalMs,
-    };
+    if (this.#closed) return internalError("The server is shutting down");
+    const task = newTaskRecord(parent.principal, tool.definition.name, options.now(), options);
     this.#reap();
-    const run: Run = {
-      taskId: task.taskId,
-      deadline: task.ttlMs === null ? null : task.createdAt + task.ttlMs,
-      inflight: new InflightRequest(),
-      waiting: new Map(),
-      chain: Promise.resolve(),
-      settled: false,
-    };
-    const ledger = parent.ledger;
-    ledger.suspend = (key, request, parse) => this.#wait(run, key, request, parse);
-    const meta: RequestMeta = {
-      protocolVersion: parent.client.protocolVersion,
-      clientInfo: parent.client.info,
-      clientCapabilities: parent.client.capabilities,
-      // Log messages have nowhere to go: a task's stream is its state.
-      logLevel: undefined,
-      // The progress token is the task id: progress shows in the task's statusMessage.
-      raw: { ...parent._meta, progressToken: task.taskId },
-    };
-    const context = new ModernContext(
-      parent.requestId,
-      parent.principal,
-      meta,
-      run.inflight,
-      options.services,
-      (method, params) => {
-        if (method === "notifications/progress") this.#progress(run, params);
-      },
-      ledger,
-    );
-    // Changes the handler makes before the store holds the task wait for it (a shared store's
-    // create may take a while); the gate opens once the task is kept, or is not to be.
-    let open: () => void = () => {};
-    run.chain = new Promise<void>((resolve) => (open = resolve));
+    const run = newRun(task);
+    const context = this.#taskContext(parent, run);
+    // The gate opens once the task is kept, or is not to be.
+    const open = holdWrites(run);
     // The handler starts now: its asks before its first await decide whether a task is made.
     const outcome = runTool(tool, args, context, options.log);
-    try {
-      await options.store.create(task);
-    } catch (error) {
-      run.settled = true;
-      run.inflight.abort(error);
-      open();
-      if (error instanceof TaskStoreFullError) {
-        options.log(`warden: ${error.message}`);
-        return {
-          status: "internal_error",
-          error: new RpcError(ErrorCode.InternalError, "Cannot create task: the server is busy"),
-        };
-      }
-      throw error;
-    }
-    if (ledger.pending.size > 0 || ledger.malformed !== undefined || ledger.missing.size > 0) {
-      // Input asked before the task: the call answers with an InputRequiredResult instead.
-      run.settled = true;
-      run.inflight.abort(new Error("The call needs input before its task"));
-      await options.store.delete(task.taskId);
-      open();
-      return inputRequiredOutcome();
-    }
-    ledger.detached = true;
+    const refused = await this.#keep(task, run, open);
+    if (refused !== undefined) return refused;
+    // Input asked before the task: the call answers with an InputRequiredResult instead.
+    if (askedBeforeTask(parent.ledger)) return await this.#withdraw(task, run, open);
+    parent.ledger.detached = true;
     open();
-    this.#running.set(task.taskId, run);
-    options.changed(task);
-    outcome.then(
-      (end) => this.#settle(run, endOf(end)),
-      (error) => {
-        options.log(`warden: task ${task.taskId} failed: ${String(error)}`);
-        this.#settle(run, failure(ErrorCode.InternalError, "Internal error"));
-      },
-    );
+    this.#launch(task, run, outcome);
     return {
       status: "ok",
       // The handle is flat: the task's fields and nothing of its outcome.
       result: { resultType: "task", ...taskFields(task) },
     };
+  }
+
+  /** The context the task's handler runs with: its asks wait on the run, its progress is the task's. */
+  #taskContext(parent: ModernContext, run: Run): ModernContext {
+    const ledger = parent.ledger;
+    ledger.suspend = (key, request, parse) => this.#wait(run, key, request, parse);
+    return new ModernContext(
+      parent.requestId,
+      parent.principal,
+      taskMeta(parent, run.taskId),
+      run.inflight,
+      this.#options.services,
+      (method, params) => {
+        if (method === "notifications/progress") this.#progress(run, params);
+      },
+      ledger,
+    );
+  }
+
+  /** Puts the task in the store; on failure ends the run and says why, or rethrows. */
+  async #keep(task: TaskRecord, run: Run, open: () => void): Promise<CallOutcome | undefined> {
+    try {
+      await this.#options.store.create(task);
+      return undefined;
+    } catch (error) {
+      run.settled = true;
+      run.inflight.abort(error);
+      open();
+      if (!(error instanceof TaskStoreFullError)) throw error;
+      this.#options.log(`warden: ${error.message}`);
+      return internalError("Cannot create task: the server is busy");
+    }
+  }
+
+  /** Takes back a task made for a call that needs input first: no task is kept. */
+  async #withdraw(task: TaskRecord, run: Run, open: () => void): Promise<CallOutcome> {
+    run.settled = true;
+    run.inflight.abort(new Error("The call needs input before its task"));
+    await this.#options.store.delete(task.taskId);
+    open();
+    return inputRequiredOutcome();
+  }
+
+  /** Counts the task as running here and records its end when the handler settles. */
+  #launch(task: TaskRecord, run: Run, outcome: Promise<CallOutcome>): void {
+    const { log, changed } = this.#options;
+    this.#running.set(task.taskId, run);
+    changed(task);
+    outcome.then(
+      (end) => this.#settle(run, endOf(end)),
+      (error) => {
+        log(`warden: task ${task.taskId} failed: ${String(error)}`);
+        this.#settle(run, failure(ErrorCode.InternalError, "Internal error"));
+      },
+    );
   }
 
   /** The task `taskId` if `principal` created it; undefined otherwise, as if unknown. */
@@ -270,7 +245,7 @@ export class TaskRunner {
     }
     if (given.length === 0) return;
     for (const key of Object.keys(responses)) run.waiting.delete(key);
-    this.#write(run, this.#inputState(run));
+    this.#write(run, inputState(run));
     for (const [waiting, value] of given) waiting.resolve(value);
   }
 
@@ -338,31 +313,16 @@ export class TaskRunner {
     }
     const answered = new Promise((resolve, reject) => {
       run.waiting.set(key, { request, parse, resolve, reject });
-      this.#write(run, this.#inputState(run));
+      this.#write(run, inputState(run));
     });
     // Marked handled: a handler that never awaits the ask must not crash the process.
     answered.catch(() => {});
     return answered;
   }
 
-  #inputState(run: Run): TaskPatch {
-    if (run.waiting.size === 0) return { status: "working" };
-    const inputRequests: Record<string, { method: string; params: Record<string, unknown> }> = {};
-    for (const [key, { request }] of run.waiting) {
-      inputRequests[key] = { method: request.method, params: request.params };
-    }
-    return { status: "input_required", inputRequests };
-  }
-
   #progress(run: Run, params: Record<string, unknown>): void {
     if (run.settled) return;
-    const { progress, total, message } = params;
-    const text = typeof message === "string"
-      ? message
-      : typeof total === "number"
-      ? `${String(progress)}/${total}`
-      : String(progress);
-    this.#write(run, { statusMessage: text });
+    this.#write(run, { statusMessage: progressMessage(params) });
   }
 
   /** Records the end of a run once; aborts its handler and whatever it waits for. */

@@ -15,7 +15,7 @@ import type { Guardrail } from "../../call/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 
-/** The codes the 2026-07-28 era sends for the guardrails' refusals (see eras/modern/methods.ts). */
+/** The codes the 2026-07-28 era sends for the guardrails' refusals (see eras/modern/exchange.ts). */
 const MODERN_CODES: ReadonlyMap<number, number> = new Map([
   [ErrorCode.AccessDenied, ModernErrorCode.AccessDenied],
   [ErrorCode.RateLimited, ModernErrorCode.RateLimited],

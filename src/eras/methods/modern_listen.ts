@@ -1,0 +1,105 @@
+/**
+ * `subscriptions/listen`: the modern way to hear about changes. The request
+ * stays open for as long as the subscription lasts; its first message
+ * acknowledges what it will carry, and every resource and task it names is
+ * checked as any use of that item would be.
+ *
+ * @module
+ */
+
+import type { MethodContext } from "../../dispatcher/dispatcher.ts";
+import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { parseCall } from "../../core/request_core.ts";
+import type { McpSession } from "../../core/session.ts";
+import { modernFacts, modernResult } from "../modern/exchange.ts";
+import { META_KEYS, type RequestMeta } from "../modern/meta.ts";
+import {
+  parseFilter,
+  type SubscriptionFilter,
+  type SubscriptionHub,
+} from "../modern/subscriptions.ts";
+import { acknowledgeTaskIds } from "../tasks/methods.ts";
+import type { ModernDeps } from "./modern_deps.ts";
+
+/** Opens a subscription, acknowledges it, and answers once it ends. */
+export async function listen(
+  deps: ModernDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  const { session, id } = request;
+  const { flags, uris, taskIds } = parseFilter(params);
+  const acknowledged: Record<string, unknown> = { ...flags };
+  const followed = taskIds === undefined
+    ? undefined
+    : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
+  if (followed !== undefined) acknowledged.taskIds = followed;
+  const allowed = uris === undefined ? undefined : await allowedUris(deps, uris, request, meta);
+  if (allowed !== undefined) acknowledged.resourceSubscriptions = allowed;
+  const tag = { [META_KEYS.subscriptionId]: id };
+  // The acknowledgement is the first message of the subscription.
+  session.notify(
+    "notifications/subscriptions/acknowledged",
+    { _meta: tag, notifications: acknowledged },
+    id,
+  );
+  const filter: SubscriptionFilter = {
+    ...flags,
+    ...(allowed === undefined ? {} : { resourceSubscriptions: allowed }),
+    ...(followed === undefined ? {} : { taskIds: followed }),
+  };
+  await follow(deps.subscriptions, request, filter, tag);
+  return modernResult(deps.serverInfo, { _meta: tag });
+}
+
+/** The resources the caller may follow: each goes through the pipeline (access, limits, audit). */
+async function allowedUris(
+  deps: ModernDeps,
+  uris: readonly string[],
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+): Promise<string[]> {
+  const { core } = deps;
+  const allowed: string[] = [];
+  for (const uri of uris) {
+    const parsed = parseCall(
+      "resource",
+      "subscriptions/listen",
+      { uri },
+      modernFacts(request, meta, false),
+    );
+    const outcome = await core.guard(parsed, core.subscribe());
+    if (outcome.status === "ok") allowed.push(uri);
+  }
+  return allowed;
+}
+
+/** Keeps the subscription open until the hub ends it or the request is cancelled. */
+function follow(
+  hub: SubscriptionHub,
+  request: MethodContext<McpSession>,
+  filter: SubscriptionFilter,
+  tag: Record<string, unknown>,
+): Promise<void> {
+  const { session, id } = request;
+  return new Promise<void>((resolve) => {
+    const signal = request.request.signal;
+    const remove = hub.add({
+      owner: session,
+      principal: session.principal,
+      filter,
+      send: (method, notification) => session.notify(method, { ...notification, _meta: tag }, id),
+      end: () => {
+        remove();
+        resolve();
+      },
+    });
+    const stop = (): void => {
+      remove();
+      resolve();
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * What every modern method shares on its way in and out: the facts its
+ * guardrails see, the envelope of its result (`resultType`, the server's
+ * identity, cache hints) and the wire error of an outcome that ended in one.
+ *
+ * @module
+ */
+
+import type { MethodContext } from "../../dispatcher/dispatcher.ts";
+import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { isRecord } from "../../jsonrpc/messages.ts";
+import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
+import type { CallKind } from "../../call/context.ts";
+import type { CallOutcome } from "../../call/outcome.ts";
+import { CallFacts } from "../../core/call_facts.ts";
+import type { Implementation } from "../../core/lifecycle.ts";
+import type { McpSession } from "../../core/session.ts";
+import type { CacheHints } from "./caching.ts";
+import { META_KEYS, type RequestMeta } from "./meta.ts";
+
+/**
+ * The facts guardrails see for a modern request: the caller as its `_meta`
+ * describes it. `continuation` marks a call that carries on an earlier one
+ * (a retry with input, or a tasks method), which the rate limiter need not
+ * charge again.
+ */
+export function modernFacts(
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+  continuation: boolean,
+): CallFacts {
+  return new CallFacts(
+    request.session.principal,
+    {
+      info: meta.clientInfo,
+      capabilities: meta.clientCapabilities,
+      protocolVersion: meta.protocolVersion,
+    },
+    request.id,
+    request.request,
+    meta.raw,
+    "modern",
+    continuation,
+  );
+}
+
+/**
+ * Every modern result: `resultType` ("complete" unless the result says
+ * otherwise), the cache hints when given, and the server's identity in
+ * `_meta`.
+ */
+export function modernResult(
+  serverInfo: Readonly<Implementation>,
+  result: Record<string, unknown>,
+  hints?: CacheHints,
+): Record<string, unknown> {
+  const meta = isRecord(result._meta) ? result._meta : {};
+  const done: Record<string, unknown> = {
+    ...result,
+    resultType: result.resultType ?? "complete",
+  };
+  if (hints !== undefined) {
+    done.ttlMs = hints.ttlMs;
+    done.cacheScope = hints.cacheScope;
+  }
+  done._meta = { ...meta, [META_KEYS.serverInfo]: serverInfo };
+  return done;
+}
+
+/**
+ * The modern wire error for an error outcome, as the step that ended the
+ * call decided. What it adds (the URI) passes `mask`, like every reply.
+ */
+export function modernError(
+  outcome: Extract<CallOutcome, { error: RpcError }>,
+  kind: CallKind,
+  name: string,
+  mask: <T>(value: T) => T,
+): RpcError {
+  const { error } = outcome;
+  switch (outcome.status) {
+    case "denied":
+      return new RpcError(ModernErrorCode.AccessDenied, error.message, error.data);
+    case "rate_limited":
+      return new RpcError(ModernErrorCode.RateLimited, error.message, error.data);
+    case "not_found":
+      return kind === "resource"
+        ? new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: mask(name) })
+        : new RpcError(ErrorCode.InvalidParams, error.message);
+    default:
+      // The revision forbids -32002 (resource not found in earlier revisions).
+      return error.code === -32002
+        ? new RpcError(ErrorCode.InvalidParams, error.message, error.data)
+        : error;
+  }
+}
