@@ -28,6 +28,7 @@
 export type { CallClient, CallContext, CallKind, Era, GuardedCall } from "./src/call/context.ts";
 export type { CallNext, CallOutcome, CallStatus } from "./src/call/outcome.ts";
 export type { Guardrail, GuardrailStage, ListedItem } from "./src/call/guardrail.ts";
+export type { Mask } from "./src/call/mask.ts";
 
 export {
   accessPolicy,

@@ -153,6 +153,7 @@ export function testContext(principal?: string): RequestContext & CallContext {
     cancelledByClient: false,
     era: "legacy",
     continuation: false,
+    mask: undefined,
     requestId: 1,
     client: { info: undefined, capabilities: {}, protocolVersion: "2025-06-18" },
     principal,

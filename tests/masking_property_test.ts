@@ -176,29 +176,36 @@ for (const [label, route] of Object.entries(ROUTES)) {
   });
 }
 
-Deno.test("an audit entry passes each redactor once, however the audit log was given it", async () => {
+Deno.test("an audit entry is masked once, however the audit log was given its rules", async () => {
   // A mask that is not idempotent: one pass turns "b" into "ab", a second into "aab".
   const options = { presets: false, defaultKeys: false, patterns: ["b"], mask: "ab" } as const;
-  const step = redaction(options);
   const routes: [
     label: string,
     (sink: ReturnType<typeof callbackAuditSink>) => Guardrail[],
-    string,
+    reply: string,
   ][] = [
     ["createGuardrails()", (sink) => createGuardrails({ redact: options, audit: sink }), "ab"],
+    // The server's masker masks the entry; the audit log's own redactor stands by.
     [
-      "the redaction step's own redactor",
-      (sink) => [step, auditLog({ sink, redactor: step.redactor })],
+      "a redactor of its own beside the redaction step",
+      (sink) => [redaction(options), auditLog({ sink, redactor: compileRedactor(options) })],
       "ab",
     ],
-    // Another redactor, even with the same rules, applies on top of the server's masker.
+    // No redaction step: the server masks nothing, so the audit log's own redactor does.
     [
-      "a redactor of its own",
-      (sink) => [redaction(options), auditLog({ sink, redactor: compileRedactor(options) })],
-      "aab",
+      "a redactor of its own and no redaction step",
+      (sink) => [auditLog({ sink, redactor: compileRedactor(options) })],
+      "b",
+    ],
+    // The policy's audit log keeps the policy's rules on a server without its redaction step.
+    [
+      "createGuardrails() without its redaction step",
+      (sink) =>
+        createGuardrails({ redact: options, audit: sink }).filter((g) => g.stage !== "redact"),
+      "b",
     ],
   ];
-  for (const [label, guardrails, expected] of routes) {
+  for (const [label, guardrails, replied] of routes) {
     const audited: unknown[] = [];
     const server = createServer({
       name: "once",
@@ -221,10 +228,10 @@ Deno.test("an audit entry passes each redactor once, however the audit log was g
     assert.deepEqual(reply, {
       jsonrpc: "2.0",
       id: 1,
-      result: { content: [{ type: "text", text: "ab" }] },
+      result: { content: [{ type: "text", text: replied }] },
     }, label);
     const entry = audited[0];
     assert.ok(typeof entry === "object" && entry !== null && "arguments" in entry, label);
-    assert.deepEqual(entry.arguments, { text: expected }, label);
+    assert.deepEqual(entry.arguments, { text: "ab" }, label);
   }
 });

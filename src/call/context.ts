@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Mask } from "./mask.ts";
+
 /** What a call is about. */
 export type CallKind = "tool" | "resource" | "prompt";
 
@@ -48,6 +50,12 @@ export interface CallContext {
    * the same call continuing, which the rate limiter does not charge again.
    */
   readonly continuation: boolean;
+  /**
+   * The server's masker, the one everything it sends passes (the masks of
+   * its guardrails composed); undefined when no guardrail masks. Guardrails
+   * that write elsewhere (the audit log, telemetry) mask with it.
+   */
+  readonly mask: Mask | undefined;
 }
 
 /**

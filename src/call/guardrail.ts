@@ -6,6 +6,7 @@
  */
 
 import type { CallKind, GuardedCall } from "./context.ts";
+import type { Mask } from "./mask.ts";
 import type { CallNext, CallOutcome } from "./outcome.ts";
 
 /** Where a guardrail sits in the fixed order. */
@@ -17,21 +18,6 @@ export interface ListedItem {
   readonly kind: CallKind;
   /** Tool or prompt name, or resource URI. */
   readonly name: string;
-}
-
-/** What a server lends its guardrails when it is created. */
-export interface GuardrailHost {
-  /**
-   * The one masker everything the server writes passes (replies, log
-   * notifications, diagnostics): the configured redaction guardrails in
-   * order, or undefined when none is configured.
-   */
-  readonly mask: (<T>(value: T) => T) | undefined;
-  /**
-   * The redactors `mask` applies (those of the `redaction()` guardrails),
-   * so that a guardrail holding one of them does not apply it a second time.
-   */
-  readonly redactors?: readonly unknown[];
 }
 
 /**
@@ -72,17 +58,14 @@ export interface Guardrail {
   run(call: GuardedCall, next: CallNext): Promise<CallOutcome>;
   /** Whether `principal` may see `item` in a list; absent means yes. */
   visible?(item: ListedItem, principal: string | undefined): boolean;
-  /**
-   * Masks data the server sends outside a call's result: log data, progress
-   * messages, sampling and elicitation requests. It must keep the shape.
-   */
-  outgoing?<T>(value: T): T;
   /** Resolves when everything the guardrail buffered is written (audit sinks). */
   flush?(): Promise<void>;
   /**
-   * Called once by `createServer()` with what the server lends guardrails
-   * (the audit log takes the server's masker from it). A guardrail given to
-   * two servers keeps the last one's.
+   * What this guardrail masks in everything the server sends: the server
+   * composes the masks of its guardrails, in pipeline order, into its one
+   * masker, which replies, notifications, diagnostics, requests to the
+   * client, task notices, audit entries and telemetry all pass
+   * (`CallContext.mask` hands it to guardrails). It must keep the shape.
    */
-  bind?(host: GuardrailHost): void;
+  readonly mask?: Mask;
 }

@@ -8,6 +8,7 @@
 
 import type { InflightRequest } from "../dispatcher/inflight.ts";
 import type { CallClient, CallContext, Era } from "../call/context.ts";
+import type { Mask } from "../call/mask.ts";
 
 /** {@linkcode CallContext} over an in-flight request; the signal is made only if read. */
 export class CallFacts implements CallContext {
@@ -17,6 +18,7 @@ export class CallFacts implements CallContext {
   readonly _meta: Readonly<Record<string, unknown>> | undefined;
   readonly era: Era;
   readonly continuation: boolean;
+  readonly mask: Mask | undefined;
   readonly #request: InflightRequest;
 
   constructor(
@@ -26,6 +28,7 @@ export class CallFacts implements CallContext {
     request: InflightRequest,
     meta: Readonly<Record<string, unknown>> | undefined,
     era: Era,
+    mask: Mask | undefined,
     continuation = false,
   ) {
     this.principal = principal;
@@ -34,6 +37,7 @@ export class CallFacts implements CallContext {
     this._meta = meta;
     this.era = era;
     this.continuation = continuation;
+    this.mask = mask;
     this.#request = request;
   }
 

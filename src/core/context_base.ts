@@ -6,14 +6,21 @@
  * @module
  */
 
+import type { Mask } from "../call/mask.ts";
 import type { InflightRequest } from "../dispatcher/inflight.ts";
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
 import { isLoggingLevel, type LoggingLevel, passesLevel } from "./logging.ts";
 
-/** What the server lends every context. */
+/** What the server lends every context: its one masker. */
 export interface ContextServices {
-  /** Masks data leaving the server outside a call's result (log data, progress messages). */
-  readonly outgoing: <T>(value: T) => T;
+  /**
+   * Masks what leaves the server outside a call's result (log data, progress
+   * messages, requests to the client, task notices); keeps the value as it
+   * is when no guardrail masks.
+   */
+  readonly mask: Mask;
+  /** The same masker as guardrails see it (`CallContext.mask`): undefined when none masks. */
+  readonly callMask: Mask | undefined;
 }
 
 /** Sends one notification about the request with the given id. */
@@ -84,7 +91,7 @@ export abstract class ContextBase {
     if (!isLoggingLevel(level)) throw new RangeError(`Unknown logging level: ${String(level)}`);
     const minimum = this.minimumLevel();
     if (minimum === undefined || !passesLevel(level, minimum)) return;
-    const message: Record<string, unknown> = { level, data: this.services.outgoing(data) };
+    const message: Record<string, unknown> = { level, data: this.services.mask(data) };
     if (logger !== undefined) message.logger = logger;
     this.notifier("notifications/message", message, this.requestId);
   }
@@ -101,7 +108,7 @@ export abstract class ContextBase {
     if (this.progressToken === undefined) return;
     const notification: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) notification.total = total;
-    if (message !== undefined) notification.message = this.services.outgoing(message);
+    if (message !== undefined) notification.message = this.services.mask(message);
     this.notifier("notifications/progress", notification, this.requestId);
   }
 }

@@ -26,6 +26,7 @@ import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import { resolveTaskOptions } from "../eras/tasks/options.ts";
 import { TaskRunner } from "../eras/tasks/runner.ts";
 import type { createHttpHandler } from "../http/handler.ts";
+import { maskedLog, serverMasker } from "./masker.ts";
 import { resolveOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ClientSession, Server, ServerOptions } from "./types.ts";
@@ -83,18 +84,8 @@ export function createServer<
 >(options: ServerOptions<T, P, O>): Server {
   const resolved = resolveOptions(options);
   const guardrails = orderGuardrails(options.guardrails ?? []);
-  const outgoingHooks = guardrails.filter((g) => g.outgoing !== undefined);
-  const outgoing = <T>(value: T): T =>
-    outgoingHooks.reduce((masked, guardrail) => guardrail.outgoing?.(masked) ?? masked, value);
-  const writeLog = options.log ?? ((message: string) => console.error(message));
-  // Diagnostics carry error messages and stacks: the redactor sees them too.
-  const log = (message: string): void => writeLog(outgoing(message));
-  // One masker for everything the server writes, audit entries included.
-  const host = {
-    mask: outgoingHooks.length > 0 ? outgoing : undefined,
-    redactors: outgoingHooks.flatMap((g) => "redactor" in g ? [g.redactor] : []),
-  };
-  for (const guardrail of guardrails) guardrail.bind?.(host);
+  const services = serverMasker(guardrails);
+  const log = maskedLog(options.log, services.mask);
   // Every legacy session a client can be reached on: stdio/memory connections and HTTP sessions.
   const live = new Set<LiveSession>();
   const subscriptions = new SubscriptionHub();
@@ -135,7 +126,6 @@ export function createServer<
       return listRoots(session, request);
     },
   });
-  const services = { outgoing };
   const now = options.now ?? Date.now;
   const taskOptions = resolveTaskOptions(options.tasks, now, options.store);
   const tasks = new TaskRunner({

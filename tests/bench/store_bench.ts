@@ -40,6 +40,7 @@ function call(): GuardedCall {
       _meta: undefined,
       era: "modern",
       continuation: false,
+      mask: undefined,
     },
   };
 }

@@ -77,7 +77,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
 
   sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult> {
     // Everything the client's model reads passes the redactor.
-    return sample(this.#session, this.services.outgoing(request), this.#outbound(options));
+    return sample(this.#session, this.services.mask(request), this.#outbound(options));
   }
 
   elicit<const S extends ElicitSchema>(
@@ -87,7 +87,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
   ): Promise<ElicitResult<S>> {
     return elicit(
       this.#session,
-      this.services.outgoing(message),
+      this.services.mask(message),
       requestedSchema,
       this.#outbound(options),
     );
@@ -103,7 +103,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
     const request = elicitationId === undefined ? { url } : { url, elicitationId };
     return elicitUrl(
       this.#session,
-      this.services.outgoing(message),
+      this.services.mask(message),
       request,
       this.#outbound(rest),
     );

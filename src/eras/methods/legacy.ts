@@ -189,8 +189,12 @@ function contextOf(
   return createRequestContext(request.id, params, request.session, request.request, deps.services);
 }
 
-/** The facts guardrails see for a request on a legacy session. */
-function factsOf(context: HandlerContext, request: MethodContext<McpSession>): CallFacts {
+/** The facts guardrails see for a request on a legacy session, with the server's masker. */
+function factsOf(
+  deps: LegacyDeps,
+  context: HandlerContext,
+  request: MethodContext<McpSession>,
+): CallFacts {
   return new CallFacts(
     context.principal,
     context.client,
@@ -198,6 +202,7 @@ function factsOf(context: HandlerContext, request: MethodContext<McpSession>): C
     request.request,
     context._meta,
     "legacy",
+    deps.services.callMask,
   );
 }
 
@@ -233,7 +238,7 @@ async function itemCall(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
-  const parsed = parseCall(item.kind, item.method, params, factsOf(context, request));
+  const parsed = parseCall(item.kind, item.method, params, factsOf(deps, context, request));
   return settle(await deps.core.guard(parsed, item.step(deps.core, context)));
 }
 
@@ -271,7 +276,12 @@ async function subscribe(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
-  const parsed = parseCall("resource", "resources/subscribe", params, factsOf(context, request));
+  const parsed = parseCall(
+    "resource",
+    "resources/subscribe",
+    params,
+    factsOf(deps, context, request),
+  );
   settle(await deps.core.guard(parsed, deps.core.subscribe()));
   request.session.subscriptions.add(parsed.call.name);
   return {};
@@ -296,7 +306,7 @@ async function complete(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
-  const parsed = deps.core.parseCompletion(params, factsOf(context, request));
+  const parsed = deps.core.parseCompletion(params, factsOf(deps, context, request));
   return settle(await deps.core.guard(parsed, parsed.step));
 }
 

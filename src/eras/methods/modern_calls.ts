@@ -83,10 +83,13 @@ export async function complete(
   request: MethodContext<McpSession>,
   meta: RequestMeta,
 ): Promise<Record<string, unknown>> {
-  const parsed = deps.core.parseCompletion(params, modernFacts(request, meta, false));
+  const parsed = deps.core.parseCompletion(
+    params,
+    modernFacts(request, meta, deps.services.callMask, false),
+  );
   const outcome = await deps.core.guard(parsed, parsed.step);
   if ("error" in outcome) {
-    throw modernError(outcome, parsed.call.kind, parsed.call.name, deps.services.outgoing);
+    throw modernError(outcome, parsed.call.kind, parsed.call.name, deps.services.mask);
   }
   return modernResult(deps.serverInfo, outcome.result);
 }
@@ -113,7 +116,12 @@ async function itemCall(
     session.principal,
     deps.now(),
   );
-  const parsed = parseCall(kind, method, params, modernFacts(request, meta, trip.continuation));
+  const parsed = parseCall(
+    kind,
+    method,
+    params,
+    modernFacts(request, meta, deps.services.callMask, trip.continuation),
+  );
   const problem = parsed.problem ?? trip.problem;
   const ledger = new InputLedger(trip.answers);
   const context = new ModernContext(
@@ -143,7 +151,7 @@ function itemAnswer(
   trip: RoundTrip,
   outcome: CallOutcome,
 ): Record<string, unknown> {
-  if ("error" in outcome) throw modernError(outcome, kind, name, deps.services.outgoing);
+  if ("error" in outcome) throw modernError(outcome, kind, name, deps.services.mask);
   if (outcome.status === "input_required") return modernResult(deps.serverInfo, outcome.result);
   const hints = kind === "resource" ? readCacheHints(deps, name, trip) : undefined;
   return modernResult(deps.serverInfo, outcome.result, hints);

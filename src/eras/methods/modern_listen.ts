@@ -67,7 +67,7 @@ async function allowedUris(
       "resource",
       "subscriptions/listen",
       { uri },
-      modernFacts(request, meta, false),
+      modernFacts(request, meta, deps.services.callMask, false),
     );
     const outcome = await core.guard(parsed, core.subscribe());
     if (outcome.status === "ok") allowed.push(uri);

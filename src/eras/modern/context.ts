@@ -169,7 +169,7 @@ export class ModernContext extends ContextBase implements RequestContext {
       }
     }
     // Everything the client's model or user reads passes the redactor.
-    const request = { method: ask.method, params: this.services.outgoing(ask.params) };
+    const request = { method: ask.method, params: this.services.mask(ask.params) };
     if (ledger.suspend !== undefined && (options?.beforeTask !== true || ledger.detached)) {
       return ledger.suspend(key, request, (answer) => parseAnswer(ask, answer)) as Promise<T>;
     }

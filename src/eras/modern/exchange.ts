@@ -11,6 +11,7 @@ import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord } from "../../jsonrpc/messages.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 import type { CallKind } from "../../call/context.ts";
+import type { Mask } from "../../call/mask.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
@@ -22,11 +23,12 @@ import { META_KEYS, type RequestMeta } from "./meta.ts";
  * The facts guardrails see for a modern request: the caller as its `_meta`
  * describes it. `continuation` marks a call that carries on an earlier one
  * (a retry with input, or a tasks method), which the rate limiter need not
- * charge again.
+ * charge again. `mask` is the server's masker, as guardrails see it.
  */
 export function modernFacts(
   request: MethodContext<McpSession>,
   meta: RequestMeta,
+  mask: Mask | undefined,
   continuation: boolean,
 ): CallFacts {
   return new CallFacts(
@@ -40,6 +42,7 @@ export function modernFacts(
     request.request,
     meta.raw,
     "modern",
+    mask,
     continuation,
   );
 }

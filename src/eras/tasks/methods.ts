@@ -192,7 +192,7 @@ async function onTask(
       name: task?.tool ?? "",
       arguments: typeof taskId === "string" ? { taskId: taskId.slice(0, 200) } : {},
     },
-    modernFacts(request, meta, true),
+    modernFacts(request, meta, deps.services.callMask, true),
   );
   const step: CallNext = async () => {
     // Read again: the task may have changed while the guardrails ran.
@@ -207,7 +207,7 @@ async function onTask(
   };
   const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
   if ("error" in outcome) {
-    throw modernError(outcome, "tool", parsed.call.name, deps.services.outgoing);
+    throw modernError(outcome, "tool", parsed.call.name, deps.services.mask);
   }
   return modernResult(deps.serverInfo, outcome.result);
 }

@@ -205,7 +205,7 @@ export class TaskRunner {
 
   /** A task as tasks/get shows it: the wire shape, through the redactor. */
   show(task: TaskRecord): Record<string, unknown> {
-    return this.#options.services.outgoing(wireTask(task));
+    return this.#options.services.mask(wireTask(task));
   }
 
   /** A task as `notifications/tasks` carries it: what tasks/get would show. */

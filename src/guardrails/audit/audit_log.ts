@@ -1,8 +1,9 @@
 /**
  * The audit guardrail: the outermost step of the pipeline, so it records
  * every guarded call, including those refused at any later step. An entry
- * passes the server's masker (the same rules as every reply) before it
- * reaches a sink: names, argument keys and values alike.
+ * is masked once before it reaches a sink (names, argument keys and values
+ * alike): by the server's masker, the same one every reply passes, or by
+ * the audit log's own redactor when the server masks nothing.
  *
  * @module
  */
@@ -12,7 +13,7 @@ import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import { compileRedactor, type Redactor } from "../redact/engine.ts";
-import { redactValue } from "../redact/value.ts";
+import { redactorMask } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 
 /** Options of {@linkcode auditLog}. */
@@ -20,10 +21,10 @@ export interface AuditLogOptions {
   /** Where entries go: `stderrAuditSink()`, `fileAuditSink(path)`, `callbackAuditSink(fn)`. */
   sink: AuditSink;
   /**
-   * How entries are masked when the server has no redaction guardrail. With
-   * one, the server's masker is used (so entries hide exactly what replies
-   * hide), and this applies on top unless it is one the masker applies
-   * already. Entries are never written unmasked.
+   * How entries are masked when the server masks nothing (no redaction
+   * guardrail). With one, entries pass the server's masker instead, so they
+   * hide exactly what replies hide; either way each entry is masked once,
+   * and never written unmasked.
    * @default {compileRedactor()} — all presets and the default sensitive keys
    */
   redactor?: Redactor;
@@ -79,14 +80,7 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
-  const redactor = options.redactor ?? compileRedactor();
-  let serverMask: (<T>(value: T) => T) | undefined;
-  // Whether the audit's own rules run: without a server masker, or when given and not one of its.
-  let ownPass = true;
-  const mask = <T>(value: T): T => {
-    const masked = serverMask === undefined ? value : serverMask(value);
-    return ownPass ? redactValue(redactor, masked) as T : masked;
-  };
+  const ownMask = redactorMask(options.redactor ?? compileRedactor());
   const now = options.now ?? Date.now;
   const monotonic = options.monotonic ?? (() => performance.now());
   let state: AuditState = { seq: 0 };
@@ -104,6 +98,7 @@ export function auditLog(options: AuditLogOptions): Guardrail {
     started: number,
   ): void | Promise<void> => {
     const { context } = call;
+    const mask = context.mask ?? ownMask;
     let status: AuditOutcome = outcome === undefined
       ? "internal_error"
       : AUDIT_OUTCOME[outcome.status];
@@ -156,10 +151,5 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       }
     },
     flush: () => sink.flush(),
-    bind(host) {
-      serverMask = host.mask;
-      ownPass = serverMask === undefined ||
-        (options.redactor !== undefined && !(host.redactors ?? []).includes(options.redactor));
-    },
   };
 }

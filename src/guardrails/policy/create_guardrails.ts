@@ -25,9 +25,10 @@ import {
 import {
   compileRedactor,
   REDACTOR_OPTION_SCHEMAS,
+  type Redactor,
   type RedactorOptions,
 } from "../redact/engine.ts";
-import { redaction } from "../redact/guardrail.ts";
+import { redactionWith } from "../redact/guardrail.ts";
 import { checkStoreUrl, openStore } from "../../store/open_store.ts";
 import type { SharedStore } from "../../store/shared_store.ts";
 import type { StoreOutagePolicy } from "../rate_limit/shared_rate_limit.ts";
@@ -206,10 +207,10 @@ function prefixed<T>(section: string, check: () => T): T {
 }
 
 /**
- * Builds the guardrails a configuration asks for, sharing one redactor
- * between the redaction step and the audit log (whose arguments are masked
- * with the default rules when redaction is off). Pass the result as
- * `createServer({ guardrails })`.
+ * Builds the guardrails a configuration asks for. The audit log's entries
+ * pass the server's masker, the redaction step's rules (the default rules
+ * when redaction is off); it is given the same rules for a server without
+ * the redaction step. Pass the result as `createServer({ guardrails })`.
  *
  * @example The order desk's policy in code
  * ```ts
@@ -239,16 +240,15 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
       run: (call, next) => next(call),
     });
   }
-  let redactor = undefined;
+  let redactor: Redactor | undefined;
   if (checked.redact !== undefined && checked.redact !== false) {
     if (checked.redact !== true && checked.redact.gitleaksRules !== undefined) {
       throw new TypeError(
         "redact: gitleaksRules is read by loadPolicyFile()/parsePolicy(); in code, pass rules: await loadGitleaksRules(FILE)",
       );
     }
-    const step = redaction(checked.redact === true ? {} : checked.redact);
-    redactor = step.redactor;
-    guardrails.push(step);
+    redactor = compileRedactor(checked.redact === true ? {} : checked.redact);
+    guardrails.push(redactionWith(redactor));
   }
   if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
   if (checked.rateLimit !== undefined) {

@@ -11,6 +11,7 @@ import { isRecord } from "../../jsonrpc/messages.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
+import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
 import { redactContent, redactValue } from "./value.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
@@ -133,17 +134,30 @@ export function redactOutcome(
   return { status: outcome.status, error: new RpcError(error.code, message, data) };
 }
 
-/** The redaction guardrail, with the compiled redactor it uses (the audit log shares it). */
+/** The redaction guardrail: a guardrail that always has a {@linkcode Mask}. */
 export interface RedactionGuardrail extends Guardrail {
-  /** The compiled redactor. */
-  readonly redactor: Redactor;
+  /** Masks any value with the guardrail's rules, keys as well as values. */
+  readonly mask: Mask;
+}
+
+/**
+ * The generic mask over a compiled redactor: every string leaf and object
+ * key of a value, whatever it is (the audit log masks its entries with it).
+ */
+export function redactorMask(redactor: Redactor): Mask {
+  return function mask<T>(value: T): T {
+    // redactValue keeps the JSON shape; only string leaves and keys change.
+    return redactValue(redactor, value) as T;
+  };
 }
 
 /**
  * Creates the redaction guardrail. Options are checked now: a bad pattern
- * throws here, at start-up, not on the first call. Everything it masks
- * (results, errors, notifications through `outgoing`) has its object keys
- * masked as well as its values.
+ * throws here, at start-up, not on the first call. It masks call results by
+ * kind in its step, leaving protocol fields alone, and contributes its
+ * {@linkcode Mask} to the server's masker, which everything else the server
+ * sends passes (notifications, diagnostics, requests to the client, audit
+ * entries); object keys are masked as well as values.
  *
  * @example Masking the order desk's own API keys on top of the presets
  * ```ts
@@ -157,17 +171,21 @@ export interface RedactionGuardrail extends Guardrail {
  * ```
  */
 export function redaction(options: RedactorOptions = {}): RedactionGuardrail {
-  const redactor = compileRedactor(options);
+  return redactionWith(compileRedactor(options));
+}
+
+/**
+ * The redaction guardrail over a redactor compiled already, so that
+ * `createGuardrails()` can give the audit log the same rules without
+ * compiling them twice.
+ */
+export function redactionWith(redactor: Redactor): RedactionGuardrail {
   return {
     name: "redaction",
     stage: "redact",
-    redactor,
     async run(call, next) {
       return redactOutcome(redactor, call.kind, await next(call));
     },
-    outgoing<T>(value: T): T {
-      // redactValue keeps the JSON shape; only string leaves change.
-      return redactValue(redactor, value) as T;
-    },
+    mask: redactorMask(redactor),
   };
 }

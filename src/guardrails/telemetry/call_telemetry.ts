@@ -103,7 +103,8 @@ function traceCarrier(meta: Readonly<Record<string, unknown>> | undefined): Reco
  * `tools/call get_order`) with the attributes `mcp.method.name`,
  * `warden.item.kind`, `warden.item.name`, `enduser.id` (the principal),
  * `warden.outcome` and, for an error, `rpc.jsonrpc.error_code`; its parent is
- * the `traceparent` in the request's `_meta`, else the active span.
+ * the `traceparent` in the request's `_meta`, else the active span. The
+ * item's name passes the server's masker, like everything the server sends.
  *
  * @example
  * ```ts ignore
@@ -124,13 +125,17 @@ export function callTelemetry(): Guardrail {
       const parent = carrier.traceparent === undefined
         ? api.context.active()
         : api.propagation.extract(api.ROOT_CONTEXT, carrier);
+      // The name is the client's input, which no step has masked yet; the outcome's error
+      // message below has passed the pipeline's masking like the reply that carries it.
+      const mask = call.context.mask;
+      const name = mask === undefined ? call.name : mask(call.name);
       const attributes: Record<string, string> = {
         "mcp.method.name": call.method,
         "warden.item.kind": call.kind,
-        "warden.item.name": call.name,
+        "warden.item.name": name,
       };
       const principal = call.context.principal;
-      const span = otel.tracer.startSpan(`${call.method} ${call.name}`, {
+      const span = otel.tracer.startSpan(`${call.method} ${name}`, {
         kind: api.SpanKind.SERVER,
         attributes: principal === undefined
           ? attributes
