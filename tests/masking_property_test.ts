@@ -5,6 +5,7 @@
  * diagnostics, audit entries, in both protocol eras) contains a secret the
  * configured redactor masks, wherever in a request the secret was put
  * (argument values and names, item names, URIs, handler output, errors).
+ * masking_channels_test.ts holds the same property per channel and transport.
  */
 
 import assert from "node:assert/strict";
