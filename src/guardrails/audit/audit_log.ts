@@ -8,10 +8,18 @@
  * @module
  */
 
-import { type AuditOutcome, type AuditSink, type AuditState, nextAuditEntry } from "./audit.ts";
+import {
+  type AuditEntry,
+  type AuditInput,
+  type AuditOutcome,
+  type AuditSink,
+  type AuditState,
+  nextAuditEntry,
+} from "./audit.ts";
 import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
-import type { GuardedCall } from "../../call/context.ts";
+import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
+import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor } from "../redact/engine.ts";
 import { redactorMask } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
@@ -59,6 +67,112 @@ const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
   cancelled: "cancelled",
 };
 
+/** How a call is recorded: as its outcome says, but "cancelled" once it was aborted. */
+function auditOutcomeOf(context: CallContext, outcome: CallOutcome | undefined): AuditOutcome {
+  const status = outcome === undefined ? "internal_error" : AUDIT_OUTCOME[outcome.status];
+  // A handler that finished after its cancellation still had its reply dropped.
+  return status !== "cancelled" && context.aborted ? "cancelled" : status;
+}
+
+/**
+ * The error code the client was sent: none for a result, or for a client
+ * that cancelled (it gets no reply); -32603 for a call that threw or was
+ * aborted at shutdown.
+ */
+function errorCodeOf(context: CallContext, outcome: CallOutcome | undefined): number | null {
+  if (context.cancelledByClient) return null;
+  if (outcome === undefined) return ErrorCode.InternalError;
+  return "error" in outcome ? outcome.error.code : null;
+}
+
+/** What an entry says about one finished call, masked once by `mask`. */
+function auditInput(
+  call: GuardedCall,
+  outcome: CallOutcome | undefined,
+  mask: Mask,
+  started: number,
+  monotonic: () => number,
+): AuditInput {
+  const { context } = call;
+  return {
+    principal: context.principal ?? null,
+    // nextAuditEntry copies the name and version alone.
+    client: mask(context.client.info ?? null),
+    method: call.method,
+    name: mask(call.name),
+    arguments: mask(call.arguments),
+    outcome: auditOutcomeOf(context, outcome),
+    error_code: errorCodeOf(context, outcome),
+    // After the masking: the duration covers the masking of large arguments too.
+    duration_ms: monotonic() - started,
+    request_id: context.requestId,
+  };
+}
+
+/** Reports a sink's failures through `onError`, once per distinct message (about 100 at most). */
+function sinkFailureReporter(onError: (message: string) => void): (error: unknown) => void {
+  const reported = new Set<string>();
+  return (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (reported.has(message) || reported.size > 100) return;
+    reported.add(message);
+    onError(`warden: audit sink failed: ${message}`);
+  };
+}
+
+/** The audit log's state: the sink, the sequence, the clocks and the fallback mask. */
+class AuditRecorder {
+  /** The monotonic clock durations are measured with. */
+  readonly monotonic: () => number;
+  readonly #sink: AuditSink;
+  readonly #ownMask: Mask;
+  readonly #now: () => number;
+  readonly #report: (error: unknown) => void;
+  #state: AuditState = { seq: 0 };
+
+  constructor(options: AuditLogOptions) {
+    this.#sink = options.sink;
+    this.#ownMask = redactorMask(options.redactor ?? compileRedactor());
+    this.#now = options.now ?? Date.now;
+    this.monotonic = options.monotonic ?? (() => performance.now());
+    this.#report = sinkFailureReporter(options.onError ?? ((m: string) => console.error(m)));
+  }
+
+  /**
+   * Writes the entry of a call that started at `started` (by
+   * `monotonic`) and has finished; a promise when the sink stores it
+   * durably. The server's masker masks it when there is one, else the audit
+   * log's own redactor: once either way.
+   */
+  record(
+    call: GuardedCall,
+    outcome: CallOutcome | undefined,
+    started: number,
+  ): void | Promise<void> {
+    const mask = call.context.mask ?? this.#ownMask;
+    const input = auditInput(call, outcome, mask, started, this.monotonic);
+    const step = nextAuditEntry(this.#state, input, this.#now());
+    this.#state = step.state;
+    return this.#write(step.entry);
+  }
+
+  flush(): Promise<void> {
+    return this.#sink.flush();
+  }
+
+  #write(entry: AuditEntry): void | Promise<void> {
+    let accepted: void | Promise<void>;
+    try {
+      accepted = this.#sink.write(entry);
+    } catch (error) {
+      // The call already ran: a broken sink must not turn its result into an error.
+      this.#report(error);
+      return;
+    }
+    if (accepted instanceof Promise) return accepted.catch(this.#report);
+  }
+}
+
 /**
  * Creates the audit guardrail: one entry per guarded call (sequence number,
  * time, principal, client, method, name, redacted arguments, outcome, error
@@ -80,65 +194,12 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
-  const ownMask = redactorMask(options.redactor ?? compileRedactor());
-  const now = options.now ?? Date.now;
-  const monotonic = options.monotonic ?? (() => performance.now());
-  let state: AuditState = { seq: 0 };
-  const reported = new Set<string>();
-  const reportSinkFailure = (error: unknown): void => {
-    const message = error instanceof Error ? error.message : String(error);
-    if (reported.has(message) || reported.size > 100) return;
-    reported.add(message);
-    (options.onError ?? ((m: string) => console.error(m)))(`warden: audit sink failed: ${message}`);
-  };
-
-  const record = (
-    call: GuardedCall,
-    outcome: CallOutcome | undefined,
-    started: number,
-  ): void | Promise<void> => {
-    const { context } = call;
-    const mask = context.mask ?? ownMask;
-    let status: AuditOutcome = outcome === undefined
-      ? "internal_error"
-      : AUDIT_OUTCOME[outcome.status];
-    // A handler that finished after its cancellation still had its reply dropped.
-    if (status !== "cancelled" && context.aborted) status = "cancelled";
-    const code = outcome === undefined
-      ? ErrorCode.InternalError
-      : "error" in outcome
-      ? outcome.error.code
-      : null;
-    const step = nextAuditEntry(state, {
-      principal: context.principal ?? null,
-      // nextAuditEntry copies the name and version alone.
-      client: mask(context.client.info ?? null),
-      method: call.method,
-      name: mask(call.name),
-      arguments: mask(call.arguments),
-      outcome: status,
-      // A client that cancelled gets no reply; a call aborted at shutdown gets -32603.
-      error_code: context.cancelledByClient ? null : code,
-      duration_ms: monotonic() - started,
-      request_id: context.requestId,
-    }, now());
-    state = step.state;
-    let accepted: void | Promise<void>;
-    try {
-      accepted = sink.write(step.entry);
-    } catch (error) {
-      // The call already ran: a broken sink must not turn its result into an error.
-      reportSinkFailure(error);
-      return;
-    }
-    if (accepted instanceof Promise) return accepted.catch(reportSinkFailure);
-  };
-
+  const recorder = new AuditRecorder(options);
   return {
     name: "audit-log",
     stage: "audit",
     async run(call, next) {
-      const started = monotonic();
+      const started = recorder.monotonic();
       let outcome: CallOutcome | undefined;
       try {
         outcome = await next(call);
@@ -146,10 +207,10 @@ export function auditLog(options: AuditLogOptions): Guardrail {
       } finally {
         // The outcome (and so the reply) waits until the sink has the entry:
         // a durable sink resolves once it is written and synced.
-        const accepted = record(call, outcome, started);
+        const accepted = recorder.record(call, outcome, started);
         if (accepted !== undefined) await accepted;
       }
     },
-    flush: () => sink.flush(),
+    flush: () => recorder.flush(),
   };
 }

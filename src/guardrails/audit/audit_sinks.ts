@@ -10,10 +10,8 @@
  * @module
  */
 
-// Types only: node:fs is imported when a file sink first writes, so servers
-// without one never load Node compatibility (cold start).
-import type { FileHandle } from "node:fs/promises";
 import type { AuditEntry, AuditSink } from "./audit.ts";
+import { FileAppender } from "./file_appender.ts";
 
 /** Options every sink takes. */
 export interface AuditSinkOptions {
@@ -175,109 +173,17 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
   }
   const report = createReporter(options.onError ?? reportToStderr);
   const durable = options.durable ?? false;
-  const sync = durable || (options.sync ?? false);
-  const encoder = new TextEncoder();
-  let queue: string[] = []; // lines without their line feed, oldest first
-  let buffer: Uint8Array | undefined; // reused for every batch; only the writer loop uses it
-  let accepted = 0; // lines taken by write()
-  let settled = 0; // lines appended or dropped after a failure
-  const waiters: { target: number; resolve: () => void }[] = [];
-  let handle: FileHandle | null = null;
-  let draining = false;
-  let closing: Promise<void> | null = null;
-
-  function wake(): void {
-    // Targets only grow, so the waiters to release are always at the front.
-    for (
-      let first = waiters[0];
-      first !== undefined && first.target <= settled;
-      first = waiters[0]
-    ) {
-      waiters.shift();
-      first.resolve();
-    }
-  }
-
-  /**
-   * Appends a batch: its lines joined into one string and encoded once, in
-   * pieces the size of the reused buffer, each written in full before the next.
-   */
-  async function append(file: FileHandle, lines: string[]): Promise<void> {
-    lines.push(""); // so that the last line ends in a line feed too
-    let rest = lines.join("\n");
-    const wanted = Math.min(MAX_BUFFER_BYTES, Math.max(MIN_BUFFER_BYTES, rest.length + 1024));
-    if (buffer === undefined || buffer.length < wanted) buffer = new Uint8Array(wanted);
-    while (rest.length > 0) {
-      // encodeInto stops before a character that does not fit, never inside one.
-      const { read, written } = encoder.encodeInto(rest, buffer);
-      for (let offset = 0; offset < written;) {
-        const { bytesWritten } = await file.write(buffer, offset, written - offset);
-        if (bytesWritten <= 0) throw new Error(`Cannot append to ${path}: nothing was written`);
-        offset += bytesWritten;
-      }
-      rest = rest.slice(read);
-    }
-  }
-
-  async function drain(): Promise<void> {
-    draining = true;
-    while (queue.length > 0) {
-      const batch = queue;
-      const count = batch.length;
-      queue = [];
-      try {
-        handle ??= await (await import("node:fs/promises")).open(path, "a");
-        await append(handle, batch);
-        if (sync) await handle.datasync();
-      } catch (error) {
-        report(error);
-      }
-      settled += count;
-      wake();
-    }
-    draining = false;
-  }
-
-  /** Resolves once the first `target` lines accepted are appended (or dropped after a failure). */
-  function settledUpTo(target: number): Promise<void> {
-    if (settled >= target) return Promise.resolve();
-    return new Promise((resolve) => waiters.push({ target, resolve }));
-  }
-
-  function flush(): Promise<void> {
-    return settledUpTo(accepted);
-  }
-
-  async function shut(): Promise<void> {
-    await flush();
-    const current = handle;
-    handle = null;
-    try {
-      await current?.close();
-    } catch (error) {
-      report(error);
-    }
-  }
-
+  const file = new FileAppender(path, durable || (options.sync ?? false), report);
   return {
     write(entry) {
-      if (closing !== null) return report(new Error(CLOSED_MESSAGE));
-      queue.push(toJson(entry, report));
-      accepted++;
-      // drain() catches every failure itself, so its promise never rejects.
-      if (!draining) void drain();
-      if (durable) return settledUpTo(accepted);
+      if (file.closed) return report(new Error(CLOSED_MESSAGE));
+      const accepted = file.append(toJson(entry, report));
+      if (durable) return file.settledUpTo(accepted);
     },
-    flush,
-    close() {
-      closing ??= shut();
-      return closing;
-    },
+    flush: () => file.flush(),
+    close: () => file.close(),
   };
 }
-
-const MIN_BUFFER_BYTES = 16 * 1024;
-const MAX_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * A sink that hands each entry to a function, in order, as it is written.
