@@ -38,12 +38,13 @@ export class LiveSessions {
    * settles its `done`.
    */
   track(session: McpSession, close: () => void): () => void {
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const entry = { session, close, done: promise };
+    // Not Promise.withResolvers(): Node 20 has none, and HTTP sessions run there too.
+    let settle!: () => void;
+    const entry = { session, close, done: new Promise<void>((resolve) => (settle = resolve)) };
     this.#entries.add(entry);
     return () => {
       this.#entries.delete(entry);
-      resolve();
+      settle();
     };
   }
 
