@@ -24,8 +24,8 @@ import {
 } from "../rate_limit/rate_limit.ts";
 import {
   compileRedactor,
-  REDACTOR_OPTION_SCHEMAS,
   type Redactor,
+  REDACTOR_OPTION_SCHEMAS,
   type RedactorOptions,
 } from "../redact/engine.ts";
 import { redactionWith } from "../redact/guardrail.ts";

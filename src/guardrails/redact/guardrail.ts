@@ -134,12 +134,6 @@ export function redactOutcome(
   return { status: outcome.status, error: new RpcError(error.code, message, data) };
 }
 
-/** The redaction guardrail: a guardrail that always has a {@linkcode Mask}. */
-export interface RedactionGuardrail extends Guardrail {
-  /** Masks any value with the guardrail's rules, keys as well as values. */
-  readonly mask: Mask;
-}
-
 /**
  * The generic mask over a compiled redactor: every string leaf and object
  * key of a value, whatever it is (the audit log masks its entries with it).
@@ -170,7 +164,7 @@ export function redactorMask(redactor: Redactor): Mask {
  * });
  * ```
  */
-export function redaction(options: RedactorOptions = {}): RedactionGuardrail {
+export function redaction(options: RedactorOptions = {}): Guardrail {
   return redactionWith(compileRedactor(options));
 }
 
@@ -179,7 +173,7 @@ export function redaction(options: RedactorOptions = {}): RedactionGuardrail {
  * `createGuardrails()` can give the audit log the same rules without
  * compiling them twice.
  */
-export function redactionWith(redactor: Redactor): RedactionGuardrail {
+export function redactionWith(redactor: Redactor): Guardrail {
   return {
     name: "redaction",
     stage: "redact",
