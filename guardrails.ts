@@ -25,39 +25,30 @@
  */
 
 // For a custom guardrail: the contract every guarded call crosses.
-export type { CallClient, CallContext, CallKind, Era, GuardedCall } from "./src/call/context.ts";
-export type { CallNext, CallOutcome, CallStatus } from "./src/call/outcome.ts";
-export type { Guardrail, GuardrailStage, ListedItem } from "./src/call/guardrail.ts";
+export type { CallContext, GuardedCall } from "./src/call/context.ts";
+export type { CallOutcome } from "./src/call/outcome.ts";
+export type { Guardrail } from "./src/call/guardrail.ts";
 export type { Mask } from "./src/call/mask.ts";
 
-export {
-  accessPolicy,
-  type AccessPolicyOptions,
-  type AccessRules,
-  type PrincipalRules,
-} from "./src/guardrails/access/access_policy.ts";
+export { accessPolicy, type AccessPolicyOptions } from "./src/guardrails/access/access_policy.ts";
 export {
   rateLimit,
   type RateLimiterOptions,
   type RateLimitRule,
-  type RateLimitScope,
 } from "./src/guardrails/rate_limit/rate_limit.ts";
-export type { StoreOutagePolicy } from "./src/guardrails/rate_limit/shared_rate_limit.ts";
 export { redaction } from "./src/guardrails/redact/guardrail.ts";
 export type { RedactorOptions } from "./src/guardrails/redact/engine.ts";
 export type { RedactRule } from "./src/guardrails/redact/rules.ts";
 export type { RedactPreset } from "./src/guardrails/redact/presets.ts";
 export { loadGitleaksRules } from "./src/guardrails/redact/gitleaks.ts";
-export type { AuditEntry, AuditOutcome, AuditSink } from "./src/guardrails/audit/audit.ts";
+export type { AuditEntry, AuditSink } from "./src/guardrails/audit/audit.ts";
 export { auditLog, type AuditLogOptions } from "./src/guardrails/audit/audit_log.ts";
 export {
   callbackAuditSink,
   fileAuditSink,
-  type FileAuditSinkOptions,
   stderrAuditSink,
 } from "./src/guardrails/audit/audit_sinks.ts";
 export {
-  type AuditTarget,
   createGuardrails,
   type GuardrailsConfig,
 } from "./src/guardrails/policy/create_guardrails.ts";

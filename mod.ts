@@ -94,4 +94,3 @@ export { serveStdio } from "./src/server/serve_stdio.ts";
 export type { StdioTransportOptions } from "./src/transports/stdio.ts";
 export type { HttpOptions } from "./src/http/options.ts";
 export { serveHttp, type ServeHttpOptions } from "./src/server/serve_http.ts";
-export type { Guardrail } from "./src/call/guardrail.ts";

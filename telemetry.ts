@@ -20,7 +20,4 @@
  */
 
 export { callTelemetry, telemetryEnabled } from "./src/guardrails/telemetry/call_telemetry.ts";
-export {
-  otelAuditSink,
-  type OtelAuditSinkOptions,
-} from "./src/guardrails/telemetry/otel_audit_sink.ts";
+export { otelAuditSink } from "./src/guardrails/telemetry/otel_audit_sink.ts";

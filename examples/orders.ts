@@ -12,7 +12,6 @@ import {
   createServer,
   defineTool,
   ErrorCode,
-  type Guardrail,
   MissingCapabilityError,
   type RequestContext,
   RpcError,
@@ -20,6 +19,7 @@ import {
   type Server,
   serveStdio,
 } from "../mod.ts";
+import type { Guardrail } from "../guardrails.ts";
 import { serverSetup } from "../setup.ts";
 
 /** One order in the desk's in-memory book. */

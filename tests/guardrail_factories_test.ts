@@ -5,7 +5,11 @@ import type { CallKind, GuardedCall } from "../src/call/context.ts";
 import type { CallNext, CallOutcome } from "../src/call/outcome.ts";
 import { composePipeline } from "../src/call/compose.ts";
 import type { Guardrail } from "../src/call/guardrail.ts";
-import { rateLimit, type RateLimiterOptions } from "../src/guardrails/rate_limit/rate_limit.ts";
+import {
+  rateLimit,
+  type RateLimiterOptions,
+  rateLimitWith,
+} from "../src/guardrails/rate_limit/rate_limit.ts";
 import { ErrorCode, RpcError } from "../src/jsonrpc/errors.ts";
 import { testContext } from "./helpers.ts";
 
@@ -184,7 +188,10 @@ Deno.test("accessPolicy() rejects bad configuration when it is built", () => {
 /** A rate-limit guardrail on a fake clock. */
 function limited(options: RateLimiterOptions) {
   const clock = { now: 0 };
-  const guardrail = rateLimit(options, { store: new MemoryBucketStore(), now: () => clock.now });
+  const guardrail = rateLimitWith(options, {
+    store: new MemoryBucketStore(),
+    now: () => clock.now,
+  });
   return { clock, guardrail };
 }
 

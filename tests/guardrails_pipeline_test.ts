@@ -11,20 +11,20 @@ import {
   createServer,
   defineTool,
   ErrorCode,
-  type Guardrail,
   RpcError,
   type Server,
   type ServerOptions,
 } from "../mod.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
 import type { GuardrailsConfig } from "../src/guardrails/policy/create_guardrails.ts";
 import {
   type AuditEntry,
   type AuditSink,
-  type AuditTarget,
   callbackAuditSink,
   createGuardrails,
   type GuardedCall,
 } from "../guardrails.ts";
+import type { AuditTarget } from "../src/guardrails/policy/create_guardrails.ts";
 import { createMemoryPair, MemoryTransport } from "../testing.ts";
 import { captureLog, errorOf, initialize, isRecord, request, resultOf } from "./helpers.ts";
 

@@ -9,9 +9,10 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type Guardrail } from "../mod.ts";
+import { createServer, defineTool } from "../mod.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
 import { auditLog, callbackAuditSink, createGuardrails, redaction } from "../guardrails.ts";
-import { compileRedactor } from "../src/guardrails/redact/engine.ts";
+import type { compileRedactor } from "../src/guardrails/redact/engine.ts";
 import { setupFromFlags } from "../src/setup/flags.ts";
 import { parsePolicy } from "../src/setup/policy_file.ts";
 import { connectPeer, type Message } from "./peer.ts";
@@ -40,7 +41,7 @@ const ROUTES: Record<string, Route> = {
     ]),
   "separate pieces, audit given its own redactor": (audit) =>
     Promise.resolve([
-      auditLog({ sink: callbackAuditSink(audit), redactor: compileRedactor() }),
+      auditLog({ sink: callbackAuditSink(audit), redact: {} }),
       redaction({ patterns: [RULE] }),
     ]),
   "policy file text": async (audit) => {
@@ -189,13 +190,13 @@ Deno.test("an audit entry is masked once, however the audit log was given its ru
     // The server's masker masks the entry; the audit log's own redactor stands by.
     [
       "a redactor of its own beside the redaction step",
-      (sink) => [redaction(options), auditLog({ sink, redactor: compileRedactor(options) })],
+      (sink) => [redaction(options), auditLog({ sink, redact: options })],
       "ab",
     ],
     // No redaction step: the server masks nothing, so the audit log's own redactor does.
     [
       "a redactor of its own and no redaction step",
-      (sink) => [auditLog({ sink, redactor: compileRedactor(options) })],
+      (sink) => [auditLog({ sink, redact: options })],
       "b",
     ],
     // The policy's audit log keeps the policy's rules on a server without its redaction step.

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import {
   definePrompt,
   defineTool,
-  type Guardrail,
   type RequestContext,
   type Server,
   type ServerOptions,
 } from "../mod.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
 import { type AuditEntry, auditLog, callbackAuditSink } from "../guardrails.ts";
 import { errorOf, modernRequest, resultOf } from "./helpers.ts";
 import { type Message, type Peer, testServer } from "./peer.ts";

@@ -5,10 +5,11 @@ import {
   compileRateLimits,
   createRateLimiter,
   decideRateLimit,
-  rateLimit,
+  type rateLimit,
   type RateLimitCall,
   type RateLimiterOptions,
   type RateLimits,
+  rateLimitWith,
 } from "../src/guardrails/rate_limit/rate_limit.ts";
 import { testContext } from "./helpers.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../src/store/token_bucket.ts";
@@ -649,9 +650,10 @@ Deno.test("rateLimit() rejects rather than throws when its store fails", async (
     },
     set: () => {},
   };
-  const guardrail = rateLimit({ rules: [{ scope: "global", capacity: 1, refillPerSecond: 1 }] }, {
-    store: failing,
-  });
+  const guardrail = rateLimitWith(
+    { rules: [{ scope: "global", capacity: 1, refillPerSecond: 1 }] },
+    { store: failing },
+  );
   let reached = false;
   const result = guardrail.run(
     {

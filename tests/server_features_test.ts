@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { defineTool, ErrorCode, type Guardrail, type Server, type ServerOptions } from "../mod.ts";
+import { defineTool, ErrorCode, type Server, type ServerOptions } from "../mod.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
 import { createGuardrails } from "../guardrails.ts";
 import { LOGGING_LEVELS } from "../src/core/logging.ts";
 import { errorOf, isRecord, resultOf } from "./helpers.ts";

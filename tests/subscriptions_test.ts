@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { defineTool, type Guardrail, type Server } from "../mod.ts";
+import { defineTool, type Server } from "../mod.ts";
+import type { Guardrail } from "../src/call/guardrail.ts";
 import { accessPolicy, type AuditEntry, auditLog, callbackAuditSink } from "../guardrails.ts";
 import { isRecord, MODERN, modernRequest, notification, within } from "./helpers.ts";
 import { post, SseReader } from "./http_helpers.ts";

@@ -7,22 +7,6 @@
 
 import type { Mask } from "./mask.ts";
 
-/** What a call is about. */
-export type CallKind = "tool" | "resource" | "prompt";
-
-/** Which protocol era a request arrived in. */
-export type Era = "legacy" | "modern";
-
-/** The client as a request describes it: self-reported, never used for decisions. */
-export interface CallClient {
-  /** `clientInfo` (from `initialize`, or per request in the modern era). */
-  readonly info: { readonly name: string; readonly version: string } | undefined;
-  /** The capabilities the client declared (on the session, or on this request). */
-  readonly capabilities: Readonly<Record<string, unknown>>;
-  /** The protocol revision the request is served under. */
-  readonly protocolVersion: string;
-}
-
 /**
  * The facts of one request that guardrails decide on: plain data, never the
  * handler's context. The principal is the one configured for the session or
@@ -31,8 +15,15 @@ export interface CallClient {
 export interface CallContext {
   /** Who is calling, as configured; undefined when anonymous. */
   readonly principal: string | undefined;
-  /** The client's self-description. */
-  readonly client: CallClient;
+  /** The client as the request describes it: self-reported, never used for decisions. */
+  readonly client: {
+    /** `clientInfo` (from `initialize`, or per request in the modern era). */
+    readonly info: { readonly name: string; readonly version: string } | undefined;
+    /** The capabilities the client declared (on the session, or on this request). */
+    readonly capabilities: Readonly<Record<string, unknown>>;
+    /** The protocol revision the request is served under. */
+    readonly protocolVersion: string;
+  };
   /** The JSON-RPC id of the request. */
   readonly requestId: string | number;
   /** Aborts when the client cancels or the server shuts down. */
@@ -43,8 +34,8 @@ export interface CallContext {
   readonly cancelledByClient: boolean;
   /** The request's `_meta`, as sent. */
   readonly _meta: Readonly<Record<string, unknown>> | undefined;
-  /** The protocol era the request arrived in. */
-  readonly era: Era;
+  /** The protocol era the request arrived in: the handshake era, or 2026-07-28. */
+  readonly era: "legacy" | "modern";
   /**
    * True on a multi round-trip retry whose sealed `requestState` verified:
    * the same call continuing, which the rate limiter does not charge again.
@@ -65,7 +56,7 @@ export interface CallContext {
  */
 export interface GuardedCall {
   /** What kind of item is called. */
-  readonly kind: CallKind;
+  readonly kind: "tool" | "resource" | "prompt";
   /** The JSON-RPC method. */
   readonly method: string;
   /** The tool or prompt name, or the resource URI. */
@@ -75,3 +66,12 @@ export interface GuardedCall {
   /** The request's facts. */
   readonly context: CallContext;
 }
+
+/** What a call is about. */
+export type CallKind = GuardedCall["kind"];
+
+/** Which protocol era a request arrived in. */
+export type Era = CallContext["era"];
+
+/** The client as a request describes it. */
+export type CallClient = CallContext["client"];

@@ -5,20 +5,9 @@
  * @module
  */
 
-import type { CallKind, GuardedCall } from "./context.ts";
+import type { GuardedCall } from "./context.ts";
 import type { Mask } from "./mask.ts";
-import type { CallNext, CallOutcome } from "./outcome.ts";
-
-/** Where a guardrail sits in the fixed order. */
-export type GuardrailStage = "audit" | "redact" | "access" | "rate_limit" | "custom";
-
-/** An item a list method may show. */
-export interface ListedItem {
-  /** What kind of item. */
-  readonly kind: CallKind;
-  /** Tool or prompt name, or resource URI. */
-  readonly name: string;
-}
+import type { CallOutcome } from "./outcome.ts";
 
 /**
  * A step of the call pipeline. `run` receives the call and the rest of the
@@ -52,12 +41,23 @@ export interface Guardrail {
    * from a policy's `principal`). A server refuses guardrails that disagree.
    */
   readonly principal?: string;
-  /** Where it runs; built-ins set their own, user guardrails use "custom". */
-  readonly stage: GuardrailStage;
-  /** The step itself. */
-  run(call: GuardedCall, next: CallNext): Promise<CallOutcome>;
-  /** Whether `principal` may see `item` in a list; absent means yes. */
-  visible?(item: ListedItem, principal: string | undefined): boolean;
+  /**
+   * Where it runs in the fixed order (audit, redact, access, rate_limit,
+   * custom); built-ins set their own, user guardrails use "custom".
+   */
+  readonly stage: "audit" | "redact" | "access" | "rate_limit" | "custom";
+  /**
+   * The step itself: `next` runs the rest of the pipeline, at most once.
+   */
+  run(call: GuardedCall, next: (call: GuardedCall) => Promise<CallOutcome>): Promise<CallOutcome>;
+  /**
+   * Whether `principal` may see `item` (a tool or prompt name, or a
+   * resource URI) in a list; absent means yes.
+   */
+  visible?(
+    item: { readonly kind: GuardedCall["kind"]; readonly name: string },
+    principal: string | undefined,
+  ): boolean;
   /** Resolves when everything the guardrail buffered is written (audit sinks). */
   flush?(): Promise<void>;
   /**
@@ -69,3 +69,9 @@ export interface Guardrail {
    */
   readonly mask?: Mask;
 }
+
+/** Where a guardrail sits in the fixed order. */
+export type GuardrailStage = Guardrail["stage"];
+
+/** An item a list method may show. */
+export type ListedItem = Parameters<NonNullable<Guardrail["visible"]>>[0];

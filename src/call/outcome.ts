@@ -8,19 +8,6 @@
 import type { RpcError } from "../jsonrpc/errors.ts";
 import type { GuardedCall } from "./context.ts";
 
-/** How a call ended. */
-export type CallStatus =
-  | "ok"
-  | "tool_error"
-  | "input_required"
-  | "error"
-  | "denied"
-  | "rate_limited"
-  | "invalid"
-  | "not_found"
-  | "internal_error"
-  | "cancelled";
-
 /**
  * The end of a call: a result to send, or a protocol error. The step that
  * ended the call sets the status; nothing downstream rebuilds it from a
@@ -35,9 +22,19 @@ export type CallOutcome =
     readonly result: Record<string, unknown>;
   }
   | {
-    readonly status: Exclude<CallStatus, "ok" | "tool_error" | "input_required">;
+    readonly status:
+      | "error"
+      | "denied"
+      | "rate_limited"
+      | "invalid"
+      | "not_found"
+      | "internal_error"
+      | "cancelled";
     readonly error: RpcError;
   };
 
 /** The rest of the pipeline, as seen from one guardrail. */
 export type CallNext = (call: GuardedCall) => Promise<CallOutcome>;
+
+/** How a call ended. */
+export type CallStatus = CallOutcome["status"];

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
+import { invalidParamsError, type RpcError } from "../../jsonrpc/errors.ts";
 import type { SecretSource, StateSecret } from "../../store/sealing_keys.ts";
 
 /** What a state is bound to: a retry must match every field. */

@@ -26,42 +26,40 @@ import type { Guardrail } from "../../call/guardrail.ts";
  */
 export type ItemKind = CallKind;
 
-/**
- * Allow and deny globs for one kind of item (see {@linkcode compileGlob} for
- * the glob syntax). Tools and prompts match by name, resources by URI.
- */
-export interface AccessRules {
-  /**
-   * When present, only matching items are visible; an empty list hides all.
-   * @default {undefined} (no allow list: everything not denied is visible)
-   */
-  allow?: readonly string[];
-  /**
-   * Matching items are hidden, whatever any allow list says.
-   * @default {[]}
-   */
-  deny?: readonly string[];
-}
-
-/** The rules of one principal, added to the rules for everyone. */
-export interface PrincipalRules {
-  /** Rules for tools, by name. @default {{}} */
-  tools?: AccessRules;
-  /** Rules for resources, by URI. @default {{}} */
-  resources?: AccessRules;
-  /** Rules for prompts, by name. @default {{}} */
-  prompts?: AccessRules;
-}
-
 /** Options for {@linkcode compileAccessPolicy}. Plain data, so it can come from a JSON file. */
-export interface AccessPolicyOptions extends PrincipalRules {
+export interface AccessPolicyOptions {
+  /** Rules for tools, by name. @default {{}} */
+  tools?: {
+    /**
+     * When present, only matching items are visible; an empty list hides all.
+     * @default {undefined} (no allow list: everything not denied is visible)
+     */
+    allow?: readonly string[];
+    /**
+     * Matching items are hidden, whatever any allow list says.
+     * @default {[]}
+     */
+    deny?: readonly string[];
+  };
+  /** Rules for resources, by URI. @default {{}} */
+  resources?: AccessPolicyOptions["tools"];
+  /** Rules for prompts, by name. @default {{}} */
+  prompts?: AccessPolicyOptions["tools"];
   /**
    * Rules per principal (the authenticated caller's id), applied on top of
    * the rules for everyone. Matched by exact, case-sensitive name.
    * @default {{}}
    */
-  principals?: Readonly<Record<string, PrincipalRules>>;
+  principals?: Readonly<
+    Record<string, Pick<AccessPolicyOptions, "tools" | "resources" | "prompts">>
+  >;
 }
+
+/** Allow and deny lists for one kind of item. */
+export type AccessRules = NonNullable<AccessPolicyOptions["tools"]>;
+
+/** The rules of one principal, added to the rules for everyone. */
+export type PrincipalRules = Pick<AccessPolicyOptions, "tools" | "resources" | "prompts">;
 
 /**
  * The outcome of {@linkcode decideAccess}. `reason` names the rule that
@@ -250,18 +248,6 @@ function verdict(allowed: boolean, reason: string): Verdict {
   return Object.freeze({ allowed, reason });
 }
 
-/** What {@linkcode accessPolicy} reports to, besides the client. */
-export interface AccessPolicyDeps {
-  /**
-   * Called with each refused call and the rule that refused it (the
-   * decision's `reason`), e.g. for an audit log or stderr. The reason never
-   * goes on the wire. A throw from it is not caught: the call stays refused,
-   * but the client then gets -32603 instead of -32001.
-   * @default {undefined} (nothing is reported)
-   */
-  onDenied?: (call: GuardedCall, reason: string) => void;
-}
-
 /**
  * The access policy as a pipeline guardrail (`stage: "access"`).
  *
@@ -299,7 +285,19 @@ export interface AccessPolicyDeps {
  * });
  * ```
  */
-export function accessPolicy(options: AccessPolicyOptions, deps: AccessPolicyDeps = {}): Guardrail {
+export function accessPolicy(
+  options: AccessPolicyOptions,
+  deps: {
+    /**
+     * Called with each refused call and the rule that refused it (the
+     * decision's `reason`), e.g. for an audit log or stderr. The reason never
+     * goes on the wire. A throw from it is not caught: the call stays refused,
+     * but the client then gets -32603 instead of -32001.
+     * @default {undefined} (nothing is reported)
+     */
+    onDenied?: (call: GuardedCall, reason: string) => void;
+  } = {},
+): Guardrail {
   const compiled = compiledOf(compileAccessPolicy(options));
   const onDenied = deps.onDenied;
   return {

@@ -9,30 +9,6 @@
  */
 
 /**
- * How a call ended, as the step that ended it decided. `tool_error` is a
- * call that was made and failed (an `isError` result); `input_required` an
- * interim round of a multi round-trip request (revision 2026-07-28);
- * `error` a protocol error the handler threw itself; the others from
- * `denied` on are calls that could not be made or finish.
- *
- * @example Counting refusals
- * ```ts
- * import type { AuditOutcome } from "@warden/mcp/guardrails";
- * const refused: AuditOutcome[] = ["denied", "rate_limited", "invalid"];
- * ```
- */
-export type AuditOutcome =
-  | "ok"
-  | "tool_error"
-  | "input_required"
-  | "error"
-  | "denied"
-  | "rate_limited"
-  | "invalid"
-  | "internal_error"
-  | "cancelled";
-
-/**
  * One audit log entry: one per call, refused or not. Written as one JSON
  * object per line with the fields in this order.
  *
@@ -62,8 +38,23 @@ export interface AuditEntry {
   name: string | null;
   /** The call's arguments, already redacted. */
   arguments: unknown;
-  /** How the call ended. */
-  outcome: AuditOutcome;
+  /**
+   * How the call ended, as the step that ended it decided. `tool_error` is
+   * a call that was made and failed (an `isError` result); `input_required`
+   * an interim round of a multi round-trip request (revision 2026-07-28);
+   * `error` a protocol error the handler threw itself; the others from
+   * `denied` on are calls that could not be made or finish.
+   */
+  outcome:
+    | "ok"
+    | "tool_error"
+    | "input_required"
+    | "error"
+    | "denied"
+    | "rate_limited"
+    | "invalid"
+    | "internal_error"
+    | "cancelled";
   /** The JSON-RPC error code sent back, or null when none was. */
   error_code: number | null;
   /** Time spent on the call in milliseconds, to the microsecond. */
@@ -204,3 +195,6 @@ function isoTime(now: number): string {
   lastText = text;
   return text;
 }
+
+/** How a call ended, as its audit entry says. */
+export type AuditOutcome = AuditEntry["outcome"];

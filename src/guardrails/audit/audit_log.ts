@@ -20,7 +20,7 @@ import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
 import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
-import { compileRedactor, type Redactor } from "../redact/engine.ts";
+import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
 import { redactorMask } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 
@@ -33,9 +33,9 @@ export interface AuditLogOptions {
    * guardrail). With one, entries pass the server's masker instead, so they
    * hide exactly what replies hide; either way each entry is masked once,
    * and never written unmasked.
-   * @default {compileRedactor()} — all presets and the default sensitive keys
+   * @default {{}} — all presets and the default sensitive keys
    */
-  redactor?: Redactor;
+  redact?: RedactorOptions;
   /**
    * Where a sink's own failures are reported (once per distinct message).
    * @default {console.error}
@@ -130,9 +130,9 @@ class AuditRecorder {
   readonly #report: (error: unknown) => void;
   #state: AuditState = { seq: 0 };
 
-  constructor(options: AuditLogOptions) {
+  constructor(options: AuditLogOptions, redactor: Redactor) {
     this.#sink = options.sink;
-    this.#ownMask = redactorMask(options.redactor ?? compileRedactor());
+    this.#ownMask = redactorMask(redactor);
     this.#now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? (() => performance.now());
     this.#report = sinkFailureReporter(options.onError ?? ((m: string) => console.error(m)));
@@ -190,11 +190,24 @@ class AuditRecorder {
  * ```
  */
 export function auditLog(options: AuditLogOptions): Guardrail {
-  const { sink } = options;
+  checkSink(options);
+  return auditLogWith(options, compileRedactor(options.redact ?? {}));
+}
+
+function checkSink({ sink }: AuditLogOptions): void {
   if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
-  const recorder = new AuditRecorder(options);
+}
+
+/**
+ * {@linkcode auditLog} over an already compiled redactor, for
+ * `createGuardrails()`, which compiles the policy's rules once for the
+ * redaction step and the audit log alike.
+ */
+export function auditLogWith(options: AuditLogOptions, redactor: Redactor): Guardrail {
+  checkSink(options);
+  const recorder = new AuditRecorder(options, redactor);
   return {
     name: "audit-log",
     stage: "audit",

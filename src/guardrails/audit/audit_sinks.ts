@@ -13,50 +13,6 @@
 import type { AuditEntry, AuditSink } from "./audit.ts";
 import { FileAppender } from "./file_appender.ts";
 
-/** Options every sink takes. */
-export interface AuditSinkOptions {
-  /**
-   * Called with each failure, at most once per distinct message (and for at
-   * most 100 messages per sink, so a failing disk cannot flood the log).
-   *
-   * @default {writes "warden: audit sink failed: <message>" to stderr}
-   */
-  onError?: (error: unknown) => void;
-}
-
-/** Options for {@linkcode stderrAuditSink}. */
-export interface StderrAuditSinkOptions extends AuditSinkOptions {
-  /**
-   * Receives each entry as one line of JSON, the trailing `\n` included, and
-   * must write it synchronously.
-   *
-   * @default {a synchronous write to the process's stderr}
-   */
-  write?: (line: string) => void;
-}
-
-/** Options for {@linkcode fileAuditSink}. */
-export interface FileAuditSinkOptions extends AuditSinkOptions {
-  /**
-   * Whether each batch of lines is followed by `datasync`, so that a resolved
-   * `flush()` means the lines survive a power cut and not only a crash of the
-   * process. Batches grow under load, which keeps the cost down.
-   *
-   * @default {false}
-   */
-  sync?: boolean;
-  /**
-   * Whether each entry is appended and synced (`datasync`) before `write`
-   * resolves, so the audit log answers a call only once its line is on disk
-   * and an answered call keeps its line even if the process is killed
-   * (SIGKILL) or the machine loses power. Concurrent calls share one sync, so
-   * the cost per call falls under load. Implies `sync`.
-   *
-   * @default {false}
-   */
-  durable?: boolean;
-}
-
 const MAX_REPORTED_MESSAGES = 100;
 const CLOSED_MESSAGE = "Cannot write audit entry: the sink is closed";
 
@@ -122,7 +78,22 @@ function toJson(entry: AuditEntry, report: (error: unknown) => void): string {
  * await sink.close();
  * ```
  */
-export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink {
+export function stderrAuditSink(options: {
+  /**
+   * Called with each failure, at most once per distinct message (and for at
+   * most 100 messages per sink, so a failing disk cannot flood the log).
+   *
+   * @default {writes "warden: audit sink failed: <message>" to stderr}
+   */
+  onError?: (error: unknown) => void;
+  /**
+   * Receives each entry as one line of JSON, the trailing `\n` included, and
+   * must write it synchronously.
+   *
+   * @default {a synchronous write to the process's stderr}
+   */
+  write?: (line: string) => void;
+} = {}): AuditSink {
   const write = options.write ?? writeStderr;
   const report = createReporter(options.onError ?? reportToStderr);
   let closed = false;
@@ -167,7 +138,33 @@ export function stderrAuditSink(options: StderrAuditSinkOptions = {}): AuditSink
  * await sink.close();
  * ```
  */
-export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}): AuditSink {
+export function fileAuditSink(path: string, options: {
+  /**
+   * Called with each failure, at most once per distinct message (and for at
+   * most 100 messages per sink, so a failing disk cannot flood the log).
+   *
+   * @default {writes "warden: audit sink failed: <message>" to stderr}
+   */
+  onError?: (error: unknown) => void;
+  /**
+   * Whether each batch of lines is followed by `datasync`, so that a resolved
+   * `flush()` means the lines survive a power cut and not only a crash of the
+   * process. Batches grow under load, which keeps the cost down.
+   *
+   * @default {false}
+   */
+  sync?: boolean;
+  /**
+   * Whether each entry is appended and synced (`datasync`) before `write`
+   * resolves, so the audit log answers a call only once its line is on disk
+   * and an answered call keeps its line even if the process is killed
+   * (SIGKILL) or the machine loses power. Concurrent calls share one sync, so
+   * the cost per call falls under load. Implies `sync`.
+   *
+   * @default {false}
+   */
+  durable?: boolean;
+} = {}): AuditSink {
   if (typeof path !== "string" || path === "") {
     throw new TypeError("Invalid audit file path: expected a non-empty string");
   }
@@ -204,7 +201,15 @@ export function fileAuditSink(path: string, options: FileAuditSinkOptions = {}):
  */
 export function callbackAuditSink(
   fn: (entry: AuditEntry) => void | Promise<void>,
-  options: AuditSinkOptions = {},
+  options: {
+    /**
+     * Called with each failure, at most once per distinct message (and for at
+     * most 100 messages per sink, so a failing disk cannot flood the log).
+     *
+     * @default {writes "warden: audit sink failed: <message>" to stderr}
+     */
+    onError?: (error: unknown) => void;
+  } = {},
 ): AuditSink {
   const report = createReporter(options.onError ?? reportToStderr);
   const pending = new Set<Promise<void>>();
@@ -241,3 +246,12 @@ export function callbackAuditSink(
     },
   };
 }
+
+/** Options for {@linkcode fileAuditSink}. */
+export type FileAuditSinkOptions = NonNullable<Parameters<typeof fileAuditSink>[1]>;
+
+/** Options for {@linkcode stderrAuditSink}. */
+export type StderrAuditSinkOptions = NonNullable<Parameters<typeof stderrAuditSink>[0]>;
+
+/** Options every sink takes. */
+export type AuditSinkOptions = NonNullable<Parameters<typeof callbackAuditSink>[1]>;

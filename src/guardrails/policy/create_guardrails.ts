@@ -11,17 +11,11 @@ import {
   type AccessPolicyOptions,
   compileAccessPolicy,
 } from "../access/access_policy.ts";
-import { auditLog } from "../audit/audit_log.ts";
+import { type auditLog, auditLogWith } from "../audit/audit_log.ts";
 import type { AuditSink } from "../audit/audit.ts";
 import { fileAuditSink, stderrAuditSink } from "../audit/audit_sinks.ts";
-import type { BucketStore } from "../../store/bucket_store.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
-import {
-  compileRateLimits,
-  rateLimit,
-  type RateLimiterDeps,
-  type RateLimiterOptions,
-} from "../rate_limit/rate_limit.ts";
+import { compileRateLimits, rateLimit, type RateLimiterOptions } from "../rate_limit/rate_limit.ts";
 import {
   compileRedactor,
   type Redactor,
@@ -31,18 +25,9 @@ import {
 import { redactionWith } from "../redact/guardrail.ts";
 import { checkStoreUrl, openStore } from "../../store/open_store.ts";
 import type { SharedStore } from "../../store/shared_store.ts";
-import type { StoreOutagePolicy } from "../rate_limit/shared_rate_limit.ts";
 import { otelAuditSink } from "../telemetry/otel_audit_sink.ts";
 import { checkConfig } from "../../schema/config.ts";
 import type { JsonSchemaObject } from "../../schema/types.ts";
-
-/** Where audit entries go: stderr, an append-only JSONL file, any sink, or nowhere. */
-export type AuditTarget =
-  | "stderr"
-  | "otel"
-  | { file: string; durable?: boolean }
-  | AuditSink
-  | false;
 
 /**
  * Every guardrail setting. The JSONC policy file has exactly this shape
@@ -69,8 +54,12 @@ export interface GuardrailsConfig {
    * `rules: await loadGitleaksRules(FILE)` instead.
    */
   redact?: (RedactorOptions & { gitleaksRules?: string }) | boolean;
-  /** The audit log's destination. Absent or false: no audit log. */
-  audit?: AuditTarget;
+  /**
+   * Where audit entries go: stderr, OpenTelemetry log records, an
+   * append-only JSONL file (synced per line when `durable`), any sink, or
+   * nowhere. Absent or false: no audit log.
+   */
+  audit?: "stderr" | "otel" | { file: string; durable?: boolean } | AuditSink | false;
   /**
    * Where state shared between instances lives: `"memory"` (this process),
    * `"redis://HOST:PORT/DB"` or `"kv:PATH"` (`"kv:"` for Deno KV's default
@@ -78,18 +67,11 @@ export interface GuardrailsConfig {
    */
   store?: string;
   /** What rate-limited calls get while the store is unreachable. Absent: `"fail-closed"`. */
-  storeOutage?: StoreOutagePolicy;
+  storeOutage?: "fail-closed" | "fail-open";
 }
 
-/** Clocks and stores for the stateful edges, injectable for tests. */
-export interface GuardrailsDeps {
-  /** Wall clock in ms (audit times, bucket refills). */
-  now?: () => number;
-  /** Where token buckets live. */
-  store?: BucketStore;
-  /** An already open shared store; wins over the configuration's `store` URL. */
-  shared?: SharedStore;
-}
+/** Where audit entries go. */
+export type AuditTarget = NonNullable<GuardrailsConfig["audit"]>;
 
 /**
  * The shape of {@linkcode GuardrailsConfig}. The access and rate-limit
@@ -228,7 +210,15 @@ function prefixed<T>(section: string, check: () => T): T {
  * });
  * ```
  */
-export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps = {}): Guardrail[] {
+export function createGuardrails(
+  config: GuardrailsConfig,
+  deps: {
+    /** Wall clock in ms (audit times, bucket refills). @default {Date.now} */
+    now?: () => number;
+    /** An already open shared store; wins over the configuration's `store` URL. */
+    shared?: SharedStore;
+  } = {},
+): Guardrail[] {
   const checked = checkGuardrailsConfig(config);
   const guardrails: Guardrail[] = [];
   if (checked.principal !== undefined) {
@@ -252,9 +242,8 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
   }
   if (checked.access !== undefined) guardrails.push(accessPolicy(checked.access));
   if (checked.rateLimit !== undefined) {
-    const limiterDeps: RateLimiterDeps = {};
+    const limiterDeps: NonNullable<Parameters<typeof rateLimit>[1]> = {};
     if (deps.now !== undefined) limiterDeps.now = deps.now;
-    if (deps.store !== undefined) limiterDeps.store = deps.store;
     // A store named only in the configuration is opened here, for the limits alone;
     // serverSetup() opens it once and hands it to both the limits and the server.
     const shared = deps.shared ??
@@ -273,9 +262,11 @@ export function createGuardrails(config: GuardrailsConfig, deps: GuardrailsDeps 
       ? audit
       : fileAuditSink(audit.file, { durable: audit.durable === true });
     const options: Parameters<typeof auditLog>[0] = { sink };
-    if (redactor !== undefined) options.redactor = redactor;
     if (deps.now !== undefined) options.now = deps.now;
-    guardrails.push(auditLog(options));
+    guardrails.push(auditLogWith(options, redactor ?? compileRedactor()));
   }
   return guardrails;
 }
+
+/** Clocks and stores for the stateful edges, injectable for tests. */
+export type GuardrailsDeps = NonNullable<Parameters<typeof createGuardrails>[1]>;

@@ -24,17 +24,14 @@ import type { BucketTake, SharedStore } from "../../store/shared_store.ts";
 import { sharedRateLimit, type StoreOutagePolicy } from "./shared_rate_limit.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../../store/token_bucket.ts";
 
-/**
- * Who shares a bucket: every call (`global`), calls to one item (`tool`),
- * calls by one principal (`principal`), or one principal's calls to one item
- * (`tool+principal`). Anonymous callers share one principal bucket.
- */
-export type RateLimitScope = "global" | "tool" | "principal" | "tool+principal";
-
 /** One rate limit: a bucket per scope value, for the calls it matches. */
 export interface RateLimitRule {
-  /** Who shares a bucket. */
-  scope: RateLimitScope;
+  /**
+   * Who shares a bucket: every call (`global`), calls to one item (`tool`),
+   * calls by one principal (`principal`), or one principal's calls to one
+   * item (`tool+principal`). Anonymous callers share one principal bucket.
+   */
+  scope: "global" | "tool" | "principal" | "tool+principal";
   /** Tokens a bucket holds (the burst size), above 0. */
   capacity: number;
   /** Tokens added per second, above 0. */
@@ -49,7 +46,7 @@ export interface RateLimitRule {
    * The kinds of item the rule applies to.
    * @default {["tool"]}
    */
-  kinds?: readonly CallKind[];
+  kinds?: readonly ("tool" | "resource" | "prompt")[];
   /**
    * Tokens a call costs, by exact item name; each above 0 and at most
    * `capacity`. Names not listed cost 1.
@@ -57,6 +54,9 @@ export interface RateLimitRule {
    */
   cost?: Readonly<Record<string, number>>;
 }
+
+/** Who shares a bucket. */
+export type RateLimitScope = RateLimitRule["scope"];
 
 /** Options for {@linkcode compileRateLimits} and {@linkcode createRateLimiter}. */
 export interface RateLimiterOptions {
@@ -415,7 +415,37 @@ function charge(
  * });
  * ```
  */
-export function rateLimit(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
+export function rateLimit(
+  options: RateLimiterOptions,
+  deps: {
+    /**
+     * The clock, in milliseconds.
+     * @default {Date.now}
+     */
+    now?: () => number;
+    /**
+     * A shared store (see `@warden/mcp/store`). An in-process store lends its
+     * synchronous buckets; Redis or Deno KV make every call one atomic take
+     * on the store, shared by all the instances that open it.
+     * @default {undefined} (buckets in this process only)
+     */
+    shared?: SharedStore;
+    /**
+     * What a call gets while a shared store is unreachable: refused with the
+     * rate-limited error (`fail-closed`) or let through unlimited (`fail-open`).
+     * @default {"fail-closed"}
+     */
+    onOutage?: "fail-closed" | "fail-open";
+  } = {},
+): Guardrail {
+  return rateLimitWith(options, deps);
+}
+
+/**
+ * {@linkcode rateLimit} with every seam injectable, the bucket store
+ * included (tests; a store that fails, a bounded one).
+ */
+export function rateLimitWith(options: RateLimiterOptions, deps: RateLimiterDeps = {}): Guardrail {
   const shared = deps.shared;
   if (shared !== undefined && localBuckets(shared) === undefined && deps.store === undefined) {
     const rules = rulesOf(compileRateLimits(options));

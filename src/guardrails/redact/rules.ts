@@ -8,21 +8,6 @@
 
 import { entropy } from "./value_shape.ts";
 
-/**
- * When a rule's finding is not a secret after all: any (or, with
- * `condition: "AND"`, every) given check that holds lets it through.
- */
-export interface RuleAllowlist {
-  /** Expressions (ECMAScript, `u` flag) that allow a finding when they match its target. @default {[]} */
-  readonly regexes?: readonly (string | RegExp)[];
-  /** What `regexes` are matched against. @default {"secret"} */
-  readonly regexTarget?: "secret" | "match" | "line";
-  /** Words that allow a finding whose secret contains one (case-insensitive). @default {[]} */
-  readonly stopwords?: readonly string[];
-  /** Whether one check suffices (`OR`) or all must hold (`AND`). @default {"OR"} */
-  readonly condition?: "OR" | "AND";
-}
-
 /** A structured rule: an expression, what of it is secret, and when it is not. */
 export interface RedactRule {
   /** A name for messages. */
@@ -38,7 +23,16 @@ export interface RedactRule {
   /** The least Shannon entropy (bits per character) a secret must have. @default {0} */
   readonly entropy?: number;
   /** Findings these allow are not masked. @default {[]} */
-  readonly allowlists?: readonly RuleAllowlist[];
+  readonly allowlists?: readonly {
+    /** Expressions (ECMAScript, `u` flag) that allow a finding when they match its target. @default {[]} */
+    readonly regexes?: readonly (string | RegExp)[];
+    /** What `regexes` are matched against. @default {"secret"} */
+    readonly regexTarget?: "secret" | "match" | "line";
+    /** Words that allow a finding whose secret contains one (case-insensitive). @default {[]} */
+    readonly stopwords?: readonly string[];
+    /** Whether one check suffices (`OR`) or all must hold (`AND`). @default {"OR"} */
+    readonly condition?: "OR" | "AND";
+  }[];
 }
 
 interface CompiledAllowlist {
@@ -235,3 +229,9 @@ export function runRule(rule: CompiledRule, text: string, spans: number[]): void
     spans.push(start, stop);
   }
 }
+
+/**
+ * When a rule's finding is not a secret after all: any (or, with
+ * `condition: "AND"`, every) given check that holds lets it through.
+ */
+export type RuleAllowlist = NonNullable<RedactRule["allowlists"]>[number];

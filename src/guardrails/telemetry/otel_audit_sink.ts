@@ -11,20 +11,6 @@
 
 import type { AuditEntry, AuditSink } from "../audit/audit.ts";
 
-/** Options for {@linkcode otelAuditSink}. */
-export interface OtelAuditSinkOptions {
-  /**
-   * Where an entry's JSON goes; Deno exports it as a log record.
-   * @default {(line) => console.warn(line)} (WARN for refusals and failures; see `info`)
-   */
-  warn?: (line: string) => void;
-  /**
-   * Where the entry of a call that went through goes.
-   * @default {(line) => console.warn(line)} (stderr: stdout may carry the protocol)
-   */
-  info?: (line: string) => void;
-}
-
 const PASSED: ReadonlySet<string> = new Set(["ok", "tool_error", "input_required"]);
 
 /**
@@ -39,7 +25,18 @@ const PASSED: ReadonlySet<string> = new Set(["ok", "tool_error", "input_required
  * const guardrails = createGuardrails({ audit: otelAuditSink() });
  * ```
  */
-export function otelAuditSink(options: OtelAuditSinkOptions = {}): AuditSink {
+export function otelAuditSink(options: {
+  /**
+   * Where an entry's JSON goes; Deno exports it as a log record.
+   * @default {(line) => console.warn(line)} (WARN for refusals and failures; see `info`)
+   */
+  warn?: (line: string) => void;
+  /**
+   * Where the entry of a call that went through goes.
+   * @default {(line) => console.warn(line)} (stderr: stdout may carry the protocol)
+   */
+  info?: (line: string) => void;
+} = {}): AuditSink {
   const warn = options.warn ?? ((line: string) => console.warn(line));
   const info = options.info ?? warn;
   return {
@@ -60,3 +57,6 @@ export function otelAuditSink(options: OtelAuditSinkOptions = {}): AuditSink {
     close: () => Promise.resolve(),
   };
 }
+
+/** Options for {@linkcode otelAuditSink}. */
+export type OtelAuditSinkOptions = NonNullable<Parameters<typeof otelAuditSink>[0]>;

@@ -15,13 +15,12 @@
 import {
   createServer,
   defineTool,
-  type Guardrail,
   type HttpOptions,
   type ResourceTemplateDefinition,
   type Server,
   serveStdio,
 } from "../../../mod.ts";
-import type { GuardrailsConfig } from "../../../src/guardrails/policy/create_guardrails.ts";
+import type { Guardrail, GuardrailsConfig } from "../../../guardrails.ts";
 
 /** The permissive policy: every guardrail on, none of them ever refusing the benchmark's calls. */
 export const PERMISSIVE_POLICY = {
