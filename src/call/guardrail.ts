@@ -17,7 +17,8 @@ import type { CallOutcome } from "./outcome.ts";
  *
  * @example A guardrail that refuses calls outside office hours
  * ```ts
- * import { ErrorCode, RpcError, type Guardrail } from "@warden/mcp";
+ * import { ErrorCode, RpcError } from "@warden/mcp";
+ * import type { Guardrail } from "@warden/mcp/guardrails";
  * const officeHours: Guardrail = {
  *   name: "office-hours",
  *   stage: "custom",
