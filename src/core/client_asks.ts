@@ -48,7 +48,19 @@ export class MissingCapabilityError extends Error {
   }
 }
 
-/** One message of a sampling conversation. */
+/**
+ * One message of a sampling conversation.
+ *
+ * @example A question with a screenshot attached
+ * ```ts
+ * import type { SamplingMessage } from "@warden/mcp";
+ * const screenshot = "iVBORw0KGgo="; // base64 PNG data
+ * const messages: SamplingMessage[] = [
+ *   { role: "user", content: { type: "text", text: "What error does this dialog show?" } },
+ *   { role: "user", content: { type: "image", data: screenshot, mimeType: "image/png" } },
+ * ];
+ * ```
+ */
 export interface SamplingMessage {
   /** Who speaks it. */
   role: "user" | "assistant";
@@ -56,7 +68,25 @@ export interface SamplingMessage {
   content: ContentBlock;
 }
 
-/** What a handler asks the client's model for (`sampling/createMessage`). */
+/**
+ * What a handler asks the client's model for (`sampling/createMessage`).
+ *
+ * @example A short, deterministic summary from the client's model
+ * ```ts
+ * import type { RequestContext, SamplingRequest } from "@warden/mcp";
+ * async function summarise(ctx: RequestContext, notes: string): Promise<string> {
+ *   const request: SamplingRequest = {
+ *     messages: [{ role: "user", content: { type: "text", text: notes } }],
+ *     systemPrompt: "Summarise support notes in one sentence.",
+ *     maxTokens: 200,
+ *     temperature: 0,
+ *     modelPreferences: { speedPriority: 0.8 },
+ *   };
+ *   const result = await ctx.sample(request);
+ *   return result.content.type === "text" ? result.content.text : "";
+ * }
+ * ```
+ */
 export interface SamplingRequest {
   /** The conversation so far. */
   messages: SamplingMessage[];
@@ -76,7 +106,18 @@ export interface SamplingRequest {
   metadata?: Record<string, unknown>;
 }
 
-/** The client's answer to a sampling request. */
+/**
+ * The client's answer to a sampling request.
+ *
+ * @example Keeping the text of an answer, and noting a cut-off one
+ * ```ts
+ * import type { SamplingResult } from "@warden/mcp";
+ * function answerText(result: SamplingResult): string {
+ *   const text = result.content.type === "text" ? result.content.text : "";
+ *   return result.stopReason === "maxTokens" ? `${text} [cut off by ${result.model}]` : text;
+ * }
+ * ```
+ */
 export interface SamplingResult {
   /** Always "assistant" in practice. */
   role: "user" | "assistant";
@@ -113,7 +154,21 @@ export interface UrlElicitation {
   complete(): void;
 }
 
-/** A root the client exposes. */
+/**
+ * A root the client exposes.
+ *
+ * @example Keeping file access inside the client's roots
+ * ```ts
+ * import type { Root } from "@warden/mcp";
+ * function insideRoots(roots: readonly Root[], absolutePath: string): boolean {
+ *   const target = new URL(absolutePath, "file:///").href;
+ *   return roots.some(({ uri }) => {
+ *     const folder = uri.endsWith("/") ? uri : `${uri}/`;
+ *     return target === uri || target.startsWith(folder);
+ *   });
+ * }
+ * ```
+ */
 export interface Root {
   /** A `file://` URI. */
   uri: string;

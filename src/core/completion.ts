@@ -18,6 +18,18 @@ export interface CompletionContext {
  * Suggests values for one argument from what the user typed so far. Return
  * as many as you like: the server sends the first 100 with `total` and
  * `hasMore`.
+ *
+ * @example Cities, narrowed by the country the user already chose
+ * ```ts
+ * import type { Completer } from "@warden/mcp";
+ * const cities: Record<string, readonly string[]> = {
+ *   FR: ["Lyon", "Paris", "Marseille"],
+ *   DE: ["Berlin", "Hamburg", "Munich"],
+ * };
+ * const completeCity: Completer = (typed, { arguments: given }) =>
+ *   (cities[given.country ?? ""] ?? Object.values(cities).flat())
+ *     .filter((city) => city.toLowerCase().startsWith(typed.toLowerCase()));
+ * ```
  */
 export type Completer = (
   value: string,

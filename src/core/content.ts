@@ -8,7 +8,24 @@
 
 import { isRecord } from "../jsonrpc/messages.ts";
 
-/** Optional hints on a content block for the client. */
+/**
+ * Optional hints on a content block for the client.
+ *
+ * @example A warning meant for the user rather than the model
+ * ```ts
+ * import type { ContentAnnotations, ContentBlock } from "@warden/mcp";
+ * const forUser: ContentAnnotations = {
+ *   audience: ["user"],
+ *   priority: 0.9,
+ *   lastModified: "2026-01-05T09:30:00Z",
+ * };
+ * const warning: ContentBlock = {
+ *   type: "text",
+ *   text: "Prices changed since this quote was made.",
+ *   annotations: forUser,
+ * };
+ * ```
+ */
 export interface ContentAnnotations {
   /** Who the block is meant for. */
   audience?: ("user" | "assistant")[];
@@ -18,7 +35,22 @@ export interface ContentAnnotations {
   lastModified?: string;
 }
 
-/** The contents of one resource, as text or as a base64 blob. */
+/**
+ * The contents of one resource, as text or as a base64 blob.
+ *
+ * @example An invoice embedded in a tool result
+ * ```ts
+ * import type { ResourceContents, ToolResult } from "@warden/mcp";
+ * const invoice: ResourceContents = {
+ *   uri: "orders://ORD-42/invoice",
+ *   mimeType: "text/csv",
+ *   text: "item,qty,price\nSKU-1,2,9.90\n",
+ * };
+ * const result: ToolResult = {
+ *   content: [{ type: "text", text: "Invoice attached" }, { type: "resource", resource: invoice }],
+ * };
+ * ```
+ */
 export type ResourceContents =
   | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
   | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
@@ -28,6 +60,22 @@ export type ResourceContents =
  * audio (base64 data with its MIME type), an embedded resource, or a link
  * to a resource the client may read. Each may carry `annotations` (client
  * hints) and `_meta` (extension metadata).
+ *
+ * @example A chart, its caption, and a link to the full data
+ * ```ts
+ * import { defineTool, type ContentBlock } from "@warden/mcp";
+ * const chartPng = "iVBORw0KGgo="; // base64 PNG data
+ * const salesChart = defineTool({
+ *   name: "sales_chart",
+ *   description: "This month's sales as a chart",
+ *   inputSchema: { type: "object", properties: {} },
+ *   handler: (): ContentBlock[] => [
+ *     { type: "text", text: "Sales rose 12% in March." },
+ *     { type: "image", data: chartPng, mimeType: "image/png" },
+ *     { type: "resource_link", uri: "reports://sales/2026-03", name: "sales-2026-03" },
+ *   ],
+ * });
+ * ```
  */
 export type ContentBlock =
   | {
@@ -70,7 +118,28 @@ export type ContentBlock =
 /** A text block. */
 export type TextContent = Extract<ContentBlock, { type: "text" }>;
 
-/** The full result of a tool call, as sent to the client. */
+/**
+ * The full result of a tool call, as sent to the client.
+ *
+ * @example Typed output for the client, and text for the model
+ * ```ts
+ * import { defineTool, type ToolResult } from "@warden/mcp";
+ * const orderStatus = defineTool({
+ *   name: "order_status",
+ *   description: "An order's status",
+ *   inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+ *   outputSchema: {
+ *     type: "object",
+ *     properties: { id: { type: "string" }, status: { type: "string" } },
+ *     required: ["id", "status"],
+ *   },
+ *   handler: ({ id }): ToolResult<{ id: string; status: string }> => ({
+ *     content: [{ type: "text", text: `Order ${id} has shipped` }],
+ *     structuredContent: { id, status: "shipped" },
+ *   }),
+ * });
+ * ```
+ */
 export interface ToolResult<S = Record<string, unknown>> {
   /** What the model reads. */
   content?: ContentBlock[];
@@ -82,7 +151,25 @@ export interface ToolResult<S = Record<string, unknown>> {
   _meta?: Record<string, unknown>;
 }
 
-/** One message of a prompt. */
+/**
+ * One message of a prompt.
+ *
+ * @example A prompt that hands the model a file to review
+ * ```ts
+ * import { definePrompt, type PromptMessage } from "@warden/mcp";
+ * const review = definePrompt({
+ *   name: "review_config",
+ *   arguments: [{ name: "config", required: true }],
+ *   get: ({ config }): PromptMessage[] => [
+ *     { role: "user", content: { type: "text", text: "Review this configuration for risks." } },
+ *     {
+ *       role: "user",
+ *       content: { type: "resource", resource: { uri: "file:///etc/app.toml", text: config } },
+ *     },
+ *   ],
+ * });
+ * ```
+ */
 export interface PromptMessage {
   /** Who speaks it. */
   role: "user" | "assistant";

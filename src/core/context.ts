@@ -12,6 +12,20 @@ import type { LoggingLevel } from "./logging.ts";
 /**
  * What the server knows about the client: from `initialize` on a legacy
  * session, from the request's own `_meta` in revision 2026-07-28.
+ *
+ * @example Deciding by what the client declared; naming it only in diagnostics
+ * ```ts
+ * import type { ClientDescription } from "@warden/mcp";
+ * // Whether a handler may ask the client's model, or should answer with an excerpt.
+ * function canSample(client: ClientDescription): boolean {
+ *   return client.capabilities.sampling !== undefined;
+ * }
+ * // `info` is what the client says it is: fit for a log line, never for a decision.
+ * function describe(client: ClientDescription): string {
+ *   const name = client.info ? `${client.info.name} ${client.info.version}` : "an unnamed client";
+ *   return `${name} speaking ${client.protocolVersion}`;
+ * }
+ * ```
  */
 export interface ClientDescription {
   /** The client's `clientInfo`, when it sent one. */
@@ -26,7 +40,32 @@ export interface ClientDescription {
   readonly protocolVersion: string;
 }
 
-/** Options of a request to the client. */
+/**
+ * Options of a request to the client.
+ *
+ * @example Giving the user two minutes to confirm, and stopping with the call
+ * ```ts
+ * import { type ClientRequestOptions, defineTool } from "@warden/mcp";
+ * const cancelOrder = defineTool({
+ *   name: "cancel_order",
+ *   description: "Cancels an order once the user confirms",
+ *   inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+ *   handler: async ({ id }, ctx) => {
+ *     const options: ClientRequestOptions = {
+ *       timeoutMs: 120_000,
+ *       signal: ctx.signal,
+ *       inputKey: "confirm-cancel",
+ *     };
+ *     const answer = await ctx.elicit(
+ *       `Cancel order ${id}?`,
+ *       { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] },
+ *       options,
+ *     );
+ *     return answer.action === "accept" && answer.content.confirm ? `Cancelled ${id}` : "Kept";
+ *   },
+ * });
+ * ```
+ */
 export interface ClientRequestOptions {
   /**
    * How long to wait for the client.

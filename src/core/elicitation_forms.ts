@@ -16,6 +16,22 @@ import type { Infer, JsonSchemaObject } from "../schema/types.ts";
  * with `enumNames`), or a multi-select enum (an array of strings from
  * `items.enum` or `items.anyOf`). Every kind takes a `default` (revision
  * 2025-11-25) that must itself fit the field.
+ *
+ * @example Fields of a delivery form
+ * ```ts
+ * import type { ElicitField } from "@warden/mcp";
+ * const quantity: ElicitField = { type: "integer", title: "Quantity", minimum: 1, default: 1 };
+ * const speed: ElicitField = {
+ *   type: "string",
+ *   title: "Delivery",
+ *   oneOf: [
+ *     { const: "standard", title: "Standard (3 days)" },
+ *     { const: "express", title: "Express (next day)" },
+ *   ],
+ *   default: "standard",
+ * };
+ * const email: ElicitField = { type: "string", format: "email", title: "Receipt to" };
+ * ```
  */
 export type ElicitField =
   | {
@@ -69,7 +85,28 @@ export type ElicitField =
   }
   | { type: "boolean"; title?: string; description?: string; default?: boolean };
 
-/** The form an elicitation asks the user to fill: a flat object of the fields above. */
+/**
+ * The form an elicitation asks the user to fill: a flat object of the fields above.
+ *
+ * @example Asking where to ship, inside a tool handler
+ * ```ts
+ * import type { ElicitSchema, RequestContext } from "@warden/mcp";
+ * const address = {
+ *   type: "object",
+ *   properties: {
+ *     street: { type: "string", title: "Street" },
+ *     city: { type: "string", title: "City" },
+ *     gift: { type: "boolean", title: "Gift wrap", default: false },
+ *   },
+ *   required: ["street", "city"],
+ * } as const satisfies ElicitSchema;
+ * async function shippingLabel(ctx: RequestContext): Promise<string> {
+ *   const answer = await ctx.elicit("Where should we ship it?", address);
+ *   if (answer.action !== "accept") return "No address given";
+ *   return `${answer.content.street}, ${answer.content.city}`;
+ * }
+ * ```
+ */
 export type ElicitSchema = {
   /** The dialect; JSON Schema 2020-12 when absent. */
   $schema?: string;
@@ -136,7 +173,29 @@ export type ElicitContent<S extends ElicitSchema> = Simplify<
   }
 >;
 
-/** The user's answer to a form elicitation. */
+/**
+ * The user's answer to a form elicitation.
+ *
+ * @example Telling a refusal from a dismissed dialog
+ * ```ts
+ * import type { ElicitResult } from "@warden/mcp";
+ * const form = {
+ *   type: "object",
+ *   properties: { reason: { type: "string", title: "Why return it?" } },
+ *   required: ["reason"],
+ * } as const;
+ * function outcome(answer: ElicitResult<typeof form>): string {
+ *   switch (answer.action) {
+ *     case "accept":
+ *       return `Return accepted: ${answer.content.reason}`;
+ *     case "decline":
+ *       return "The user chose not to say why; the return is on hold";
+ *     case "cancel":
+ *       return "The user closed the form; nothing changed";
+ *   }
+ * }
+ * ```
+ */
 export type ElicitResult<S extends ElicitSchema> =
   | { action: "accept"; content: ElicitContent<S> }
   | { action: "decline" }

@@ -70,7 +70,19 @@ export const LATEST_PROTOCOL_VERSION = "2025-11-25";
  */
 export const UNNEGOTIATED_PROTOCOL_VERSION = "2025-06-18";
 
-/** An icon for a server, tool, resource, template or prompt (revision 2025-11-25). */
+/**
+ * An icon for a server, tool, resource, template or prompt (revision 2025-11-25).
+ *
+ * @example Light and dark icons for the server
+ * ```ts
+ * import { createServer, type Icon } from "@warden/mcp";
+ * const icons: Icon[] = [
+ *   { src: "https://desk.example.com/icon.svg", mimeType: "image/svg+xml", sizes: ["any"] },
+ *   { src: "https://desk.example.com/icon-dark.png", mimeType: "image/png", theme: "dark" },
+ * ];
+ * const server = createServer({ name: "desk", version: "1.0.0", icons });
+ * ```
+ */
 export interface Icon {
   /** An https: or data: URI of the image. */
   src: string;
@@ -82,7 +94,22 @@ export interface Icon {
   theme?: "light" | "dark";
 }
 
-/** Name and version of a client or server, as sent in `initialize`. */
+/**
+ * Name and version of a client or server, as sent in `initialize`.
+ *
+ * @example The server's identity, kept in one place
+ * ```ts
+ * import { createServer, type Implementation } from "@warden/mcp";
+ * const info: Implementation = {
+ *   name: "order-desk",
+ *   version: "2.3.1",
+ *   title: "Order desk",
+ *   description: "Look up, change and cancel customer orders",
+ *   websiteUrl: "https://desk.example.com",
+ * };
+ * const server = createServer({ ...info, instructions: "Find an order before changing it." });
+ * ```
+ */
 export interface Implementation {
   /** Programmatic name. */
   name: string;

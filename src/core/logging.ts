@@ -5,7 +5,18 @@
  * @module
  */
 
-/** An RFC 5424 severity, as MCP's `logging/setLevel` names it. */
+/**
+ * An RFC 5424 severity, as MCP's `logging/setLevel` names it.
+ *
+ * @example Logging a sync's result at the level it deserves
+ * ```ts
+ * import type { LoggingLevel, RequestContext } from "@warden/mcp";
+ * function reportSync(ctx: RequestContext, failed: number, total: number): void {
+ *   const level: LoggingLevel = failed === 0 ? "info" : failed < total ? "warning" : "error";
+ *   ctx.log(level, { synced: total - failed, failed }, "sync");
+ * }
+ * ```
+ */
 export type LoggingLevel =
   | "debug"
   | "info"

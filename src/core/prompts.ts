@@ -13,7 +13,22 @@ import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
 import type { Completer } from "./completion.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";
 
-/** One argument a prompt takes; values always arrive as strings. */
+/**
+ * One argument a prompt takes; values always arrive as strings.
+ *
+ * @example A required argument with suggestions for `completion/complete`
+ * ```ts
+ * import type { PromptArgument } from "@warden/mcp";
+ * const languages = ["go", "python", "rust", "typescript"];
+ * const language: PromptArgument = {
+ *   name: "language",
+ *   title: "Language",
+ *   description: "The language the code is written in",
+ *   required: true,
+ *   complete: (typed) => languages.filter((name) => name.startsWith(typed)),
+ * };
+ * ```
+ */
 export interface PromptArgument {
   /** Suggests values for `completion/complete`; never published. */
   readonly complete?: Completer;
@@ -27,7 +42,24 @@ export interface PromptArgument {
   readonly required?: boolean;
 }
 
-/** What `get` may return: one user message as text, a list of messages, or both with a description. */
+/**
+ * What `get` may return: one user message as text, a list of messages, or both with a description.
+ *
+ * @example A conversation that primes the model before the user's question
+ * ```ts
+ * import type { PromptReturn } from "@warden/mcp";
+ * function triage(ticket: string): PromptReturn {
+ *   return {
+ *     description: "Triage a support ticket",
+ *     messages: [
+ *       { role: "user", content: { type: "text", text: `Ticket:\n${ticket}` } },
+ *       { role: "assistant", content: { type: "text", text: "Read it. What should I decide?" } },
+ *       { role: "user", content: { type: "text", text: "Its severity, and which team owns it." } },
+ *     ],
+ *   };
+ * }
+ * ```
+ */
 export type PromptReturn =
   | string
   | PromptMessage[]

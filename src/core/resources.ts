@@ -11,7 +11,20 @@ import { type ContentAnnotations, type ResourceContents, toBase64 } from "./cont
 import { checkIcons, type Icon } from "./lifecycle.ts";
 import { thrownOutcome } from "./outcome.ts";
 
-/** The context of a read: the request's, plus the URI read. */
+/**
+ * The context of a read: the request's, plus the URI read.
+ *
+ * @example One reader behind a template, answering with the URI it was asked for
+ * ```ts
+ * import { createServer, type ResourceContext } from "@warden/mcp";
+ * function readLog(variables: Readonly<Record<string, string>>, ctx: ResourceContext): string {
+ *   ctx.log("debug", `reading ${ctx.uri}`);
+ *   return `${ctx.uri}: 3 entries for ${variables.day}`;
+ * }
+ * const server = createServer({ name: "logs", version: "1.0.0" });
+ * server.resourceTemplate({ uriTemplate: "logs://{day}", name: "day-log", read: readLog });
+ * ```
+ */
 export interface ResourceContext extends RequestContext {
   /** The URI the client asked for. */
   readonly uri: string;

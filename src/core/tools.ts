@@ -19,7 +19,26 @@ import { cancelledOutcome, errorOutcome, inputRequiredOutcome, invalidParams } f
 import { RpcError } from "../jsonrpc/errors.ts";
 import { checkIcons, type Icon, revisionAtLeast } from "./lifecycle.ts";
 
-/** Hints about a tool's behaviour; clients must not trust them from untrusted servers. */
+/**
+ * Hints about a tool's behaviour; clients must not trust them from untrusted servers.
+ *
+ * @example A lookup that changes nothing, so a client may run it without asking
+ * ```ts
+ * import { defineTool, type ToolAnnotations } from "@warden/mcp";
+ * const lookup: ToolAnnotations = {
+ *   title: "Find an order",
+ *   readOnlyHint: true,
+ *   openWorldHint: false,
+ * };
+ * const findOrder = defineTool({
+ *   name: "find_order",
+ *   description: "An order's status by id",
+ *   inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+ *   annotations: lookup,
+ *   handler: ({ id }) => `Order ${id} is open`,
+ * });
+ * ```
+ */
 export interface ToolAnnotations {
   /** A human-readable title. */
   title?: string;
@@ -47,7 +66,23 @@ export type ToolTaskSupport = "never" | "optional" | "required";
 
 const TASK_SUPPORT: ReadonlySet<unknown> = new Set(["never", "optional", "required"]);
 
-/** What a tool handler may return: text, blocks, or a full result (typed when `outputSchema` is set). */
+/**
+ * What a tool handler may return: text, blocks, or a full result (typed
+ * when `outputSchema` is set).
+ *
+ * @example A handler written apart from its tool, returning text or a failed result
+ * ```ts
+ * import type { ToolReturn } from "@warden/mcp";
+ * const stock = new Map([["SKU-1", 4], ["SKU-2", 0]]);
+ * function stockOf({ sku }: { sku: string }): ToolReturn<undefined> {
+ *   const count = stock.get(sku);
+ *   if (count === undefined) {
+ *     return { content: [{ type: "text", text: `No item ${sku}` }], isError: true };
+ *   }
+ *   return `${count} of ${sku} in stock`;
+ * }
+ * ```
+ */
 export type ToolReturn<O extends ObjectSchema | undefined> = [O] extends [ObjectSchema]
   ? ToolResult<Infer<O>>
   : string | ContentBlock[] | ToolResult;

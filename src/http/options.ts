@@ -11,7 +11,26 @@ import type { EventStore } from "./event_store.ts";
 import type { HeaderParam } from "./modern_headers.ts";
 import type { CorsOptions } from "./security.ts";
 
-/** Options of the Streamable HTTP endpoint (`createServer({ http })`). */
+/**
+ * Options of the Streamable HTTP endpoint (`createServer({ http })`).
+ *
+ * @example An endpoint behind a proxy, for callers with an API key
+ * ```ts
+ * import { createServer, type HttpOptions } from "@warden/mcp";
+ * const keys = new Map([["k-3f9a", "support"], ["k-77c1", "billing"]]);
+ * const http: HttpOptions = {
+ *   path: "/mcp",
+ *   allowedHosts: ["desk.example.com"],
+ *   authenticate: (request) => {
+ *     const key = request.headers.get("authorization")?.replace(/^Bearer /, "");
+ *     return key === undefined ? null : keys.get(key) ?? null;
+ *   },
+ *   maxBodyBytes: 1_048_576,
+ *   sessionIdleMs: 10 * 60_000,
+ * };
+ * const server = createServer({ name: "desk", version: "1.0.0", http });
+ * ```
+ */
 export interface HttpOptions {
   /**
    * The endpoint's path; requests to other paths are 404. Unset, the

@@ -9,6 +9,24 @@
  * A response: a result, or an error whose `id` is null when the request's
  * id could not be read. Ids are strings or numbers (MCP forbids null in
  * requests); `error.code` is one of `ErrorCode` or `ModernErrorCode`.
+ *
+ * @example Reading the reply of an embedded call
+ * ```ts
+ * import { createServer, ErrorCode, type JsonRpcResponse } from "@warden/mcp";
+ * const server = createServer({ name: "desk", version: "1.0.0" });
+ * const reply = await server.handle({
+ *   jsonrpc: "2.0",
+ *   id: 7,
+ *   method: "tools/call",
+ *   params: { name: "no_such_tool", arguments: {} },
+ * });
+ * function failure(response: JsonRpcResponse): string | undefined {
+ *   if (response.error === undefined) return undefined;
+ *   const known = response.error.code === ErrorCode.InvalidParams ? " (bad params)" : "";
+ *   return `${response.error.message}${known}`;
+ * }
+ * if (reply !== undefined && !Array.isArray(reply)) console.error(failure(reply));
+ * ```
  */
 export type JsonRpcResponse =
   | { jsonrpc: "2.0"; id: string | number; result: Record<string, unknown>; error?: never }
@@ -23,6 +41,25 @@ export type JsonRpcResponse =
  * Any single JSON-RPC 2.0 message: a request (answered by exactly one
  * response with its id), a notification (no id, never answered), or a
  * response. MCP's `params` are always an object.
+ *
+ * @example Messages a test or an embedding host sends to `server.handle()`
+ * ```ts
+ * import { createServer, type JsonRpcMessage } from "@warden/mcp";
+ * const server = createServer({ name: "desk", version: "1.0.0" });
+ * const call: JsonRpcMessage = {
+ *   jsonrpc: "2.0",
+ *   id: "call-1",
+ *   method: "tools/call",
+ *   params: { name: "find_order", arguments: { id: "ORD-42" } },
+ * };
+ * const cancel: JsonRpcMessage = {
+ *   jsonrpc: "2.0",
+ *   method: "notifications/cancelled",
+ *   params: { requestId: "call-1", reason: "The user gave up" },
+ * };
+ * const reply = await server.handle(call);
+ * await server.handle(cancel); // a notification: resolves to undefined
+ * ```
  */
 export type JsonRpcMessage =
   | { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }

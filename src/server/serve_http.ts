@@ -125,7 +125,27 @@ async function stopGracefully(
   if (!stopped) host.closeAll();
 }
 
-/** Options of {@linkcode serveHttp}. */
+/**
+ * Options of {@linkcode serveHttp}.
+ *
+ * @example Listening on a chosen port and stopping from code
+ * ```ts
+ * import { createServer, serveHttp, type ServeHttpOptions } from "@warden/mcp";
+ * const server = createServer({ name: "desk", version: "1.0.0" });
+ * const stop = new AbortController();
+ * const options: ServeHttpOptions = {
+ *   port: 0,
+ *   path: "/mcp",
+ *   signal: stop.signal,
+ *   handleSignals: false,
+ *   shutdownGraceMs: 10_000,
+ * };
+ * const listener = await serveHttp(server, options);
+ * console.error(`listening on ${listener.url}`);
+ * stop.abort(); // a graceful shutdown, as listener.shutdown() does
+ * await listener.finished;
+ * ```
+ */
 export interface ServeHttpOptions {
   /**
    * The interface to listen on. Anything but loopback exposes the server to

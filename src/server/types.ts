@@ -98,6 +98,21 @@ export type ToolList<
  *   prompt that declares none).
  * @typeParam O The output schema of each tool, in order (anything but an
  *   object schema for a tool that declares none).
+ *
+ * @example Options kept apart from the call, e.g. shared by a script and its tests
+ * ```ts
+ * import { createServer, type ServerOptions } from "@warden/mcp";
+ * const options: ServerOptions = {
+ *   name: "desk",
+ *   version: "1.4.0",
+ *   title: "Order desk",
+ *   instructions: "Look orders up by id before changing them.",
+ *   pageSize: 50,
+ *   requestTimeoutMs: 30_000,
+ *   log: (message) => console.error(`[desk] ${message}`),
+ * };
+ * const server = createServer(options);
+ * ```
  */
 export interface ServerOptions<
   T extends readonly ObjectSchema[] = readonly ObjectSchema[],
@@ -210,7 +225,21 @@ export interface ServerOptions<
   store?: SharedStore;
 }
 
-/** A connected client, as `onRootsListChanged` listeners see it. */
+/**
+ * A connected client, as `onRootsListChanged` listeners see it.
+ *
+ * @example Re-reading a client's roots when it says they changed
+ * ```ts
+ * import { type ClientSession, createServer } from "@warden/mcp";
+ * const server = createServer({ name: "files", version: "1.0.0" });
+ * async function reindex(session: ClientSession): Promise<void> {
+ *   const roots = await session.roots({ timeoutMs: 5_000 });
+ *   const who = session.client.info?.name ?? "a client";
+ *   console.error(`${who} now exposes ${roots.map((root) => root.uri).join(", ")}`);
+ * }
+ * server.onRootsListChanged((session) => void reindex(session).catch(console.error));
+ * ```
+ */
 export interface ClientSession {
   /** What the client said about itself. */
   readonly client: ClientDescription;
@@ -225,6 +254,20 @@ export type { ItemHandle };
 /**
  * An MCP server: register tools, resources and prompts, then `connect()` it
  * to a transport, or call `handle()` directly.
+ *
+ * @example Registering a tool after start-up and answering a message in process
+ * ```ts
+ * import { createServer, type Server } from "@warden/mcp";
+ * const server: Server = createServer({ name: "desk", version: "1.0.0" });
+ * server.tool({
+ *   name: "open_orders",
+ *   description: "How many orders are open",
+ *   inputSchema: { type: "object", properties: {} },
+ *   handler: () => "12 open orders",
+ * });
+ * const reply = await server.handle({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+ * await server.close();
+ * ```
  */
 export interface Server {
   /**
