@@ -11,6 +11,25 @@ import type { Mask } from "./mask.ts";
  * The facts of one request that guardrails decide on: plain data, never the
  * handler's context. The principal is the one configured for the session or
  * the HTTP request; the client's self-description is never trusted.
+ *
+ * @example A guardrail that lets only known principals call tools
+ * ```ts
+ * import { ErrorCode, RpcError } from "@warden/mcp";
+ * import type { CallContext, Guardrail } from "@warden/mcp/guardrails";
+ * const staff = new Set(["support", "billing"]);
+ * function isStaff(context: CallContext): boolean {
+ *   return context.principal !== undefined && staff.has(context.principal);
+ * }
+ * const staffOnly: Guardrail = {
+ *   name: "staff-only",
+ *   stage: "custom",
+ *   run: (call, next) =>
+ *     call.kind !== "tool" || isStaff(call.context) ? next(call) : Promise.resolve({
+ *       status: "denied",
+ *       error: new RpcError(ErrorCode.AccessDenied, `Access denied: ${call.name}`),
+ *     }),
+ * };
+ * ```
  */
 export interface CallContext {
   /** Who is calling, as configured; undefined when anonymous. */
@@ -53,6 +72,21 @@ export interface CallContext {
  * One guarded call: a tools/call, resources/read or prompts/get, and every
  * other request that reads or acts on a named item (completion, resource
  * subscriptions). Guardrails may pass a changed copy to `next`.
+ *
+ * @example A guardrail that caps the `limit` argument of any tool call
+ * ```ts
+ * import type { GuardedCall, Guardrail } from "@warden/mcp/guardrails";
+ * function capLimit(call: GuardedCall, most: number): GuardedCall {
+ *   const limit = call.arguments.limit;
+ *   if (call.kind !== "tool" || typeof limit !== "number" || limit <= most) return call;
+ *   return { ...call, arguments: { ...call.arguments, limit: most } };
+ * }
+ * const capped: Guardrail = {
+ *   name: "cap-limit",
+ *   stage: "custom",
+ *   run: (call, next) => next(capLimit(call, 100)),
+ * };
+ * ```
  */
 export interface GuardedCall {
   /** What kind of item is called. */

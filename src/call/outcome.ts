@@ -15,6 +15,24 @@ import type { GuardedCall } from "./context.ts";
  * or (revision 2025-11-25, SEP-1303) an `isError` result the model can read.
  * "input_required" is an interim multi round-trip result (revision
  * 2026-07-28); "error" is a protocol error a handler threw itself.
+ *
+ * @example A guardrail that counts the failed calls of each tool
+ * ```ts
+ * import type { CallOutcome, Guardrail } from "@warden/mcp/guardrails";
+ * const failures = new Map<string, number>();
+ * function failed(outcome: CallOutcome): boolean {
+ *   return outcome.status === "tool_error" || outcome.status === "internal_error";
+ * }
+ * const failureCounter: Guardrail = {
+ *   name: "failure-counter",
+ *   stage: "custom",
+ *   async run(call, next) {
+ *     const outcome = await next(call);
+ *     if (failed(outcome)) failures.set(call.name, (failures.get(call.name) ?? 0) + 1);
+ *     return outcome;
+ *   },
+ * };
+ * ```
  */
 export type CallOutcome =
   | {

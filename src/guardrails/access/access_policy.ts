@@ -26,7 +26,20 @@ import type { Guardrail } from "../../call/guardrail.ts";
  */
 export type ItemKind = CallKind;
 
-/** Options for {@linkcode compileAccessPolicy}. Plain data, so it can come from a JSON file. */
+/**
+ * Options for {@linkcode compileAccessPolicy}. Plain data, so it can come from a JSON file.
+ *
+ * @example Read-only for everyone, refunds for billing, no internal notes
+ * ```ts
+ * import { accessPolicy, type AccessPolicyOptions } from "@warden/mcp/guardrails";
+ * const rules: AccessPolicyOptions = {
+ *   tools: { allow: ["get_*", "list_*"] },
+ *   resources: { deny: ["notes://internal/*"] },
+ *   principals: { billing: { tools: { allow: ["refund_order"] } } },
+ * };
+ * const access = accessPolicy(rules);
+ * ```
+ */
 export interface AccessPolicyOptions {
   /** Rules for tools, by name. @default {{}} */
   tools?: {

@@ -24,7 +24,22 @@ import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/
 import { redactorMask } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 
-/** Options of {@linkcode auditLog}. */
+/**
+ * Options of {@linkcode auditLog}.
+ *
+ * @example Denied calls to an alert channel, sink failures to the server's log
+ * ```ts
+ * import { auditLog, type AuditLogOptions, callbackAuditSink } from "@warden/mcp/guardrails";
+ * const options: AuditLogOptions = {
+ *   sink: callbackAuditSink((entry) => {
+ *     if (entry.outcome === "denied") console.error(`ALERT ${entry.principal} ${entry.name}`);
+ *   }),
+ *   redact: { keys: ["customer_pin"] },
+ *   onError: (message) => console.error(`audit: ${message}`),
+ * };
+ * const audit = auditLog(options);
+ * ```
+ */
 export interface AuditLogOptions {
   /** Where entries go: `stderrAuditSink()`, `fileAuditSink(path)`, `callbackAuditSink(fn)`. */
   sink: AuditSink;

@@ -33,6 +33,21 @@ import type { JsonSchemaObject } from "../../schema/types.ts";
  * Every guardrail setting. The JSONC policy file has exactly this shape
  * (with `audit` limited to "stderr", "otel", `{ "file": PATH, "durable"?: BOOLEAN }` or false, and
  * redaction patterns given as strings).
+ *
+ * @example A support desk's policy, built in code
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { createGuardrails, type GuardrailsConfig } from "@warden/mcp/guardrails";
+ * const policy: GuardrailsConfig = {
+ *   principal: "support",
+ *   access: { tools: { deny: ["delete_*"] } },
+ *   rateLimit: { rules: [{ scope: "principal", capacity: 30, refillPerSecond: 0.5 }] },
+ *   redact: { keys: ["customer_pin"] },
+ *   audit: "stderr",
+ * };
+ * const guardrails = createGuardrails(policy);
+ * const server = createServer({ name: "desk", version: "1.0.0", guardrails });
+ * ```
  */
 export interface GuardrailsConfig {
   /**

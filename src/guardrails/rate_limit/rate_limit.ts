@@ -24,7 +24,21 @@ import type { BucketTake, SharedStore } from "../../store/shared_store.ts";
 import { sharedRateLimit, type StoreOutagePolicy } from "./shared_rate_limit.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../../store/token_bucket.ts";
 
-/** One rate limit: a bucket per scope value, for the calls it matches. */
+/**
+ * One rate limit: a bucket per scope value, for the calls it matches.
+ *
+ * @example Exports cost five tokens of a caller's twenty, refilled one a second
+ * ```ts
+ * import type { RateLimitRule } from "@warden/mcp/guardrails";
+ * const perCaller: RateLimitRule = {
+ *   scope: "principal",
+ *   capacity: 20,
+ *   refillPerSecond: 1,
+ *   kinds: ["tool", "resource"],
+ *   cost: { export_orders: 5 },
+ * };
+ * ```
+ */
 export interface RateLimitRule {
   /**
    * Who shares a bucket: every call (`global`), calls to one item (`tool`),
@@ -58,7 +72,21 @@ export interface RateLimitRule {
 /** Who shares a bucket. */
 export type RateLimitScope = RateLimitRule["scope"];
 
-/** Options for {@linkcode compileRateLimits} and {@linkcode createRateLimiter}. */
+/**
+ * Options for {@linkcode compileRateLimits} and {@linkcode createRateLimiter}.
+ *
+ * @example A ceiling for the whole server, and a tighter one for searches
+ * ```ts
+ * import { rateLimit, type RateLimiterOptions } from "@warden/mcp/guardrails";
+ * const limits: RateLimiterOptions = {
+ *   rules: [
+ *     { scope: "global", capacity: 100, refillPerSecond: 50 },
+ *     { scope: "tool+principal", match: ["search_*"], capacity: 3, refillPerSecond: 0.5 },
+ *   ],
+ * };
+ * const limiter = rateLimit(limits);
+ * ```
+ */
 export interface RateLimiterOptions {
   /** The rules; a call must pass every rule that applies to it. */
   rules: readonly RateLimitRule[];

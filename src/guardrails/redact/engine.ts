@@ -29,7 +29,21 @@ import { type ScanPlan, scanText } from "./scanner.ts";
 import { checkConfig } from "../../schema/config.ts";
 import type { JsonSchemaMap, JsonSchemaObject } from "../../schema/types.ts";
 
-/** Options for {@linkcode compileRedactor}. */
+/**
+ * Options for {@linkcode compileRedactor}.
+ *
+ * @example The presets a desk needs, its own key format, and its own field names
+ * ```ts
+ * import { redaction, type RedactorOptions } from "@warden/mcp/guardrails";
+ * const options: RedactorOptions = {
+ *   presets: ["github", "jwt", "bearer", "url", "keyvalue"],
+ *   patterns: [/\bODK-[A-Za-z0-9]{24,}\b/],
+ *   keys: ["customer_pin", "card_cvc"],
+ *   mask: "[hidden]",
+ * };
+ * const guardrail = redaction(options);
+ * ```
+ */
 export interface RedactorOptions {
   /**
    * Which built-in detectors run: `true` for all of them, `false` for none, or

@@ -8,7 +8,23 @@
 
 import { entropy } from "./value_shape.ts";
 
-/** A structured rule: an expression, what of it is secret, and when it is not. */
+/**
+ * A structured rule: an expression, what of it is secret, and when it is not.
+ *
+ * @example Session cookies, except the placeholder the docs use
+ * ```ts
+ * import { redaction, type RedactRule } from "@warden/mcp/guardrails";
+ * const sessionCookie: RedactRule = {
+ *   id: "desk-session-cookie",
+ *   regex: "desk_session=([A-Za-z0-9_-]{32,})",
+ *   secretGroup: 1,
+ *   keywords: ["desk_session"],
+ *   entropy: 3.5,
+ *   allowlists: [{ stopwords: ["example"] }],
+ * };
+ * const guardrail = redaction({ rules: [sessionCookie] });
+ * ```
+ */
 export interface RedactRule {
   /** A name for messages. */
   readonly id: string;
