@@ -4,7 +4,17 @@
  * @module
  */
 
-/** Which browser origins may call the endpoint, and what CORS headers say. */
+/**
+ * Which browser origins may call the endpoint, and what CORS headers say.
+ *
+ * @example A web app on its own origin calling the endpoint
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import type { CorsOptions } from "@warden/mcp/http";
+ * const cors: CorsOptions = { origins: ["https://app.example.com"], maxAgeSeconds: 3600 };
+ * const server = createServer({ name: "desk", version: "1.0.0", http: { cors } });
+ * ```
+ */
 export interface CorsOptions {
   /** Origins allowed to read responses; `"*"` for any. */
   origins: readonly string[] | "*";

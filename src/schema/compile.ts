@@ -53,7 +53,34 @@ export interface SchemaViolation {
  */
 export type Validator = (value: unknown) => readonly SchemaViolation[];
 
-/** Options for {@linkcode compileSchema}. */
+/**
+ * Options for {@linkcode compileSchema}.
+ *
+ * @example A schema that refers to a shared document, with formats checked
+ * ```ts
+ * import { compileSchema, type CompileOptions } from "@warden/mcp/schema";
+ * const options: CompileOptions = {
+ *   label: "Cannot load customer schema",
+ *   formats: "assert",
+ *   unknownKeywords: "refuse",
+ *   schemas: {
+ *     "https://example.com/address.json": {
+ *       type: "object",
+ *       properties: { city: { type: "string" } },
+ *       required: ["city"],
+ *     },
+ *   },
+ * };
+ * const validate = compileSchema({
+ *   type: "object",
+ *   properties: {
+ *     email: { type: "string", format: "email" },
+ *     address: { $ref: "https://example.com/address.json" },
+ *   },
+ * }, options);
+ * console.assert(validate({ email: "not-an-email", address: {} }).length === 2);
+ * ```
+ */
 export interface CompileOptions {
   /**
    * What the schema is for, opening every error message `compileSchema`

@@ -39,7 +39,18 @@ export type FlagsResult =
   | { action: "version"; text: string }
   | { action: "error"; message: string; usage: string };
 
-/** The server's name and version, for `--help` and `--version`. */
+/**
+ * The server's name and version, for `--help` and `--version`.
+ *
+ * @example One identity for the usage text and the server
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import { type ServerIdentity, serverSetup } from "@warden/mcp/setup";
+ * const identity: ServerIdentity = { name: "order-desk", version: "2.3.1" };
+ * const setup = await serverSetup(["--principal", "support"], identity);
+ * const server = createServer({ ...identity, ...setup });
+ * ```
+ */
 export interface ServerIdentity {
   /** Program name shown in the usage line. */
   name: string;
@@ -155,6 +166,31 @@ export function parseListenAddress(value: string): { hostname: string; port: num
  * What {@linkcode serverSetup} hands to `createServer()`: every field is a
  * `ServerOptions` field, so the whole setup spreads into it
  * (`createServer({ name, version, ...setup })`).
+ *
+ * @example The standard setup, plus a guardrail of the server's own (kept, not replaced)
+ * ```ts
+ * import { createServer } from "@warden/mcp";
+ * import type { Guardrail } from "@warden/mcp/guardrails";
+ * import { serverSetup, type ServerSetup } from "@warden/mcp/setup";
+ * const slowCalls: Guardrail = {
+ *   name: "slow-calls",
+ *   stage: "custom",
+ *   async run(call, next) {
+ *     const started = performance.now();
+ *     const outcome = await next(call);
+ *     const ms = performance.now() - started;
+ *     if (ms > 1_000) console.error(`slow ${call.kind} ${call.name}: ${Math.round(ms)} ms`);
+ *     return outcome;
+ *   },
+ * };
+ * const identity = { name: "desk", version: "1.0.0" };
+ * const setup: ServerSetup = await serverSetup(["--audit", "-"], identity);
+ * const server = createServer({
+ *   ...identity,
+ *   ...setup,
+ *   guardrails: [...setup.guardrails, slowCalls],
+ * });
+ * ```
  */
 export interface ServerSetup {
   /** The guardrails the policy and flags ask for. */

@@ -7,7 +7,22 @@
  * @module
  */
 
-/** One bucket a take draws from: its key, its size and refill, and the cost. */
+/**
+ * One bucket a take draws from: its key, its size and refill, and the cost.
+ *
+ * @example An export that costs a tenant five of its thirty tokens
+ * ```ts
+ * import { type BucketTake, MemoryStore } from "@warden/mcp/store";
+ * const store = new MemoryStore();
+ * const exportCost: BucketTake = {
+ *   key: "tenant:acme",
+ *   capacity: 30,
+ *   refillPerSecond: 0.5,
+ *   cost: 5,
+ * };
+ * const result = await store.take([exportCost]);
+ * ```
+ */
 export interface BucketTake {
   /** The bucket's key (the store adds its own prefix). */
   readonly key: string;
@@ -19,7 +34,24 @@ export interface BucketTake {
   readonly cost: number;
 }
 
-/** The outcome of {@linkcode SharedStore.take}: all taken, or none and which refused. */
+/**
+ * The outcome of {@linkcode SharedStore.take}: all taken, or none and which refused.
+ *
+ * @example Telling the caller when to come back
+ * ```ts
+ * import { type BucketTakeResult, MemoryStore } from "@warden/mcp/store";
+ * const store = new MemoryStore();
+ * const buckets = [
+ *   { key: "global", capacity: 100, refillPerSecond: 10, cost: 1 },
+ *   { key: "user:ada", capacity: 5, refillPerSecond: 0.1, cost: 1 },
+ * ];
+ * const result: BucketTakeResult = await store.take(buckets);
+ * if (!result.allowed) {
+ *   const which = result.refused.map((index) => buckets[index]?.key).join(", ");
+ *   console.error(`Limited by ${which}: retry in ${result.retryAfterSeconds} s`);
+ * }
+ * ```
+ */
 export type BucketTakeResult =
   | { readonly allowed: true }
   | {
@@ -30,7 +62,18 @@ export type BucketTakeResult =
     readonly refused: readonly number[];
   };
 
-/** Options for {@linkcode SharedStore.set}. */
+/**
+ * Options for {@linkcode SharedStore.set}.
+ *
+ * @example One instance of several runs the nightly job: a lock that expires
+ * ```ts
+ * import { MemoryStore, type SetOptions } from "@warden/mcp/store";
+ * const store = new MemoryStore();
+ * const lock: SetOptions = { ifAbsent: true, ttlMs: 10 * 60_000 };
+ * const mine = await store.set("lock:nightly-export", crypto.randomUUID(), lock);
+ * if (mine) console.error("this instance runs tonight's export");
+ * ```
+ */
 export interface SetOptions {
   /**
    * How long the value lives, in ms.
