@@ -12,7 +12,6 @@ import assert from "node:assert/strict";
 import { createServer, defineTool } from "../mod.ts";
 import type { Guardrail } from "../src/call/guardrail.ts";
 import { auditLog, callbackAuditSink, createGuardrails, redaction } from "../guardrails.ts";
-import type { compileRedactor } from "../src/guardrails/redact/engine.ts";
 import { setupFromFlags } from "../src/setup/flags.ts";
 import { parsePolicy } from "../src/setup/policy_file.ts";
 import { connectPeer, type Message } from "./peer.ts";

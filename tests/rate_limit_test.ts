@@ -5,7 +5,6 @@ import {
   compileRateLimits,
   createRateLimiter,
   decideRateLimit,
-  type rateLimit,
   type RateLimitCall,
   type RateLimiterOptions,
   type RateLimits,
