@@ -9,7 +9,7 @@
  * @module
  */
 
-import { postModern, type ScaleInstance, startScaleServer } from "../scale_instance.ts";
+import { postModern, type ScaleInstance, startScaleServer } from "../_helpers/scale_instance.ts";
 
 const url = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (url === undefined) {

@@ -19,8 +19,8 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { compileRedactor, redactText } from "../../src/guardrails/redact/engine.ts";
-import { lookalikeCorpus, PROSE_LOOKALIKES, secretCorpus } from "../redact_corpus.ts";
-import { prng } from "../redact_samples.ts";
+import { lookalikeCorpus, PROSE_LOOKALIKES, secretCorpus } from "../_helpers/redact_corpus.ts";
+import { prng } from "../_helpers/redact_samples.ts";
 
 const CODE = [
   "export async function getOrder(id: string): Promise<Order> {",

@@ -13,8 +13,8 @@
 
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
-import { isRecord } from "../helpers.ts";
-import { ROOT, runDeno } from "../subprocess.ts";
+import { isRecord } from "../_helpers/helpers.ts";
+import { ROOT, runDeno } from "../_helpers/subprocess.ts";
 import {
   type Block,
   documentationPages,
@@ -22,7 +22,7 @@ import {
   headingAnchors,
   type Page,
   relativeLinks,
-} from "./markdown.ts";
+} from "../_helpers/markdown.ts";
 
 /** At most this many ```ts ignore blocks in all the pages together. */
 const MAX_IGNORED = 3;

@@ -1,0 +1,192 @@
+/**
+ * The audit log answers a call only once its sink has the entry, and the
+ * durable file sink has it on disk by then: through `auditLog()` directly,
+ * `createGuardrails()`, the policy file's `audit.durable` and
+ * `--audit-durable`.
+ */
+
+import assert from "node:assert/strict";
+import { createServer, type Server } from "../../../mod.ts";
+import {
+  type AuditEntry,
+  auditLog,
+  type AuditSink,
+  createGuardrails,
+  fileAuditSink,
+} from "../../../guardrails.ts";
+import { parseServerFlags, setupFromFlags } from "../../../src/setup/flags.ts";
+import { parsePolicy } from "../../../src/setup/policy_file.ts";
+import { echoFixtures, initialize, request } from "../../_helpers/helpers.ts";
+
+async function ready(server: Server): Promise<Server> {
+  await server.handle(initialize());
+  return server;
+}
+
+const CALL = request(7, "tools/call", { name: "echo", arguments: { text: "hi" } });
+
+async function linesOf(path: string): Promise<Record<string, unknown>[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+Deno.test("auditLog() holds the reply until the sink's write promise settles", async () => {
+  const written: AuditEntry[] = [];
+  let release!: () => void;
+  const sink: AuditSink = {
+    write(entry) {
+      written.push(entry);
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const server = await ready(createServer({
+    name: "t",
+    version: "1",
+    ...echoFixtures(),
+    guardrails: [auditLog({ sink })],
+  }));
+  let answered = false;
+  const reply = server.handle(CALL).then((value) => {
+    answered = true;
+    return value;
+  });
+  // Let every microtask and a macrotask run: the entry is written, the reply still held.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(written.length, 1);
+  assert.equal(answered, false);
+  release();
+  assert.deepEqual((await reply as { id: unknown }).id, 7);
+  assert.equal(answered, true);
+});
+
+Deno.test("auditLog() answers the call when a sink's write promise rejects, and reports it", async () => {
+  const errors: string[] = [];
+  const sink: AuditSink = {
+    write: () => Promise.reject(new Error("disk on fire")),
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const server = await ready(createServer({
+    name: "t",
+    version: "1",
+    ...echoFixtures(),
+    guardrails: [auditLog({ sink, onError: (message) => errors.push(message) })],
+  }));
+  const reply = await server.handle(CALL);
+  assert.ok(reply !== undefined && "result" in reply, JSON.stringify(reply));
+  assert.deepEqual(errors, ["warden: audit sink failed: disk on fire"]);
+});
+
+Deno.test("fileAuditSink({ durable: true }): each write resolves once its line is in the file", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.jsonl`;
+  const sink = fileAuditSink(path, { durable: true });
+  const entry = (seq: number): AuditEntry => ({
+    seq,
+    time: "2026-12-03T00:00:00.000Z",
+    principal: null,
+    client: null,
+    method: "tools/call",
+    name: "echo",
+    arguments: { n: seq },
+    outcome: "ok",
+    error_code: null,
+    duration_ms: 1,
+    request_id: seq,
+  });
+  try {
+    const first = sink.write(entry(1));
+    assert.ok(first instanceof Promise);
+    await first;
+    assert.deepEqual((await linesOf(path)).map((line) => line.seq), [1]);
+    // Concurrent writes: each resolves only once its own line is there, in order.
+    const writes = [2, 3, 4, 5].map((seq) => sink.write(entry(seq)));
+    await writes[1];
+    const seen = (await linesOf(path)).map((line) => line.seq);
+    assert.deepEqual(seen.slice(0, 3), [1, 2, 3]);
+    await Promise.all(writes);
+    assert.deepEqual((await linesOf(path)).map((line) => line.seq), [1, 2, 3, 4, 5]);
+    // The default mode only queues.
+    const queued = fileAuditSink(`${dir}/queued.jsonl`);
+    assert.equal(queued.write(entry(1)), undefined);
+    await queued.close();
+  } finally {
+    await sink.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a durable audit file has the call's line when the reply arrives, on every configuration path", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const paths: [string, () => Server | Promise<Server>][] = [
+      ["auditLog() with a durable sink", () =>
+        createServer({
+          name: "t",
+          version: "1",
+          ...echoFixtures(),
+          guardrails: [auditLog({ sink: fileAuditSink(`${dir}/a.jsonl`, { durable: true }) })],
+        })],
+      ["createGuardrails({ audit: { file, durable } })", () =>
+        createServer({
+          name: "t",
+          version: "1",
+          ...echoFixtures(),
+          guardrails: createGuardrails({ audit: { file: `${dir}/b.jsonl`, durable: true } }),
+        })],
+      ["a policy file with audit.durable", async () => {
+        const policy = `${dir}/policy.jsonc`;
+        await Deno.writeTextFile(
+          policy,
+          `{ "audit": { "file": ${JSON.stringify(`${dir}/c.jsonl`)}, "durable": true } }`,
+        );
+        const { http: _http, ...setup } = await setupFromFlags({ policy });
+        return createServer({ name: "t", version: "1", ...echoFixtures(), ...setup });
+      }],
+      ["--audit FILE --audit-durable", async () => {
+        const parsed = await parseServerFlags(["--audit", `${dir}/d.jsonl`, "--audit-durable"], {
+          name: "t",
+          version: "1",
+        });
+        assert.equal(parsed.action, "run");
+        if (parsed.action !== "run") throw new Error("unreachable");
+        assert.equal(parsed.flags.auditDurable, true);
+        const { http: _http, ...setup } = await setupFromFlags(parsed.flags);
+        return createServer({ name: "t", version: "1", ...echoFixtures(), ...setup });
+      }],
+    ];
+    for (const [index, [name, build]] of paths.entries()) {
+      const server = await ready(await build());
+      const reply = await server.handle(CALL);
+      assert.ok(reply !== undefined && "result" in reply, `${name}: ${JSON.stringify(reply)}`);
+      // No flush, no close: the line is there because the reply waited for it.
+      const file = `${dir}/${"abcd"[index]}.jsonl`;
+      const lines = await linesOf(file);
+      assert.deepEqual(lines.map((line) => line.request_id), [7], name);
+      await server.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit.durable and --audit-durable refuse what they cannot honour", async () => {
+  assert.throws(
+    () => createGuardrails({ audit: JSON.parse('{"file":"x.jsonl","durable":"yes"}') }),
+    /audit.durable must be boolean/,
+  );
+  await assert.rejects(
+    () => parsePolicy('{ "audit": { "file": "x.jsonl", "durable": 1 } }', "p.jsonc"),
+    /audit.durable must be boolean/,
+  );
+  await assert.rejects(
+    () => setupFromFlags({ auditDurable: true }),
+    /--audit-durable needs a file audit log/,
+  );
+  await assert.rejects(
+    () => setupFromFlags({ audit: "-", auditDurable: true }),
+    /--audit-durable needs a file audit log/,
+  );
+});

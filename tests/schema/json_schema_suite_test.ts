@@ -1,0 +1,48 @@
+/**
+ * Runs the official JSON Schema Test Suite (draft2020-12, every required
+ * file) against `compileSchema`, with generated code and with closures:
+ * both must give each case its verdict, and report the same violations.
+ *
+ * The suite is read from `../shared/json-schema-test-suite` beside the
+ * repository (found from this file's location), or from the folder named by
+ * the environment variable `WARDEN_SCHEMA_SUITE`. The documents in its
+ * `remotes/` folder are given through the `schemas` option under the
+ * `http://localhost:1234/` URIs the suite expects; nothing is fetched.
+ * Without the suite the test fails, so a gap can never pass silently.
+ */
+import assert from "node:assert/strict";
+import { compileSchema } from "../../src/schema/compile.ts";
+import type { JsonSchema } from "../../src/schema/types.ts";
+import { loadRemotes, loadSuite, NOT_APPLICABLE, suiteRoot } from "../_helpers/schema_suite.ts";
+
+const root = suiteRoot();
+const remotes = await loadRemotes(root);
+const files = await loadSuite(root);
+
+Deno.test("the JSON Schema Test Suite is there, with its 1,299 required cases", () => {
+  const cases = files.flatMap(({ groups }) => groups.flatMap((group) => group.tests)).length;
+  assert.equal(cases, 1299);
+});
+
+for (const { name, groups } of files) {
+  Deno.test(`compileSchema() passes the JSON Schema Test Suite: ${name}`, async (t) => {
+    for (const group of groups) {
+      await t.step(group.description, () => {
+        const schema: JsonSchema = group.schema;
+        const generated = compileSchema(schema, { schemas: remotes });
+        const closures = compileSchema(schema, { schemas: remotes, codegen: false });
+        for (const { description, data, valid } of group.tests) {
+          const violations = generated(data);
+          assert.equal(violations.length === 0, valid, `${description} (generated code)`);
+          assert.equal(closures(data).length === 0, valid, `${description} (closures)`);
+          for (const violation of violations) assert.match(violation.path, /^\$/, description);
+          assert.deepEqual(closures(data), violations, `${description} (same violations)`);
+        }
+      });
+    }
+  });
+}
+
+Deno.test("the JSON Schema Test Suite has no case listed as not applicable", () => {
+  assert.deepEqual(NOT_APPLICABLE, {});
+});
