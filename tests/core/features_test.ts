@@ -3,7 +3,7 @@
  * (logging, progress, list changes, templates, subscriptions, completion,
  * pagination, tool metadata), each through a live in-memory session driven by
  * a raw JSON-RPC client. Requests the server makes of the client are in
- * client_requests_test.ts.
+ * client_asks_test.ts.
  */
 
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
  * Streamable HTTP in revision 2026-07-28 (`server.fetch`, no sockets):
  * sessionless requests, the status codes of modern errors, MRTR and
  * cancellation over HTTP, and legacy traffic left as it was. The header
- * checks are in modern_http_headers_test.ts.
+ * checks are in modern_headers_test.ts.
  */
 
 import assert from "node:assert/strict";

@@ -35,12 +35,12 @@ const NODE = await versionOf("node");
 const NODE_MAJOR = Number(/^v(\d+)\./.exec(NODE ?? "")?.[1] ?? 0);
 if (BUN === undefined) {
   console.warn(
-    "runtime_test: bun is not installed (.ci/run installs it); the Bun tests are skipped",
+    "node_and_bun_test: bun is not installed (.ci/run installs it); the Bun tests are skipped",
   );
 }
 if (NODE_MAJOR < 20) {
   console.warn(
-    `runtime_test: Node 20+ is not installed (found ${NODE}); the Node tests are skipped`,
+    `node_and_bun_test: Node 20+ is not installed (found ${NODE}); the Node tests are skipped`,
   );
 }
 

@@ -10,7 +10,7 @@ import { StoreUnavailableError } from "../../src/store/shared_store.ts";
 
 const REDIS_URL = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (REDIS_URL === undefined) {
-  console.warn("store_test: WARDEN_TEST_REDIS_URL is not set; the Redis cases are skipped");
+  console.warn("shared_store_test: WARDEN_TEST_REDIS_URL is not set; the Redis cases are skipped");
 }
 
 interface Backend {

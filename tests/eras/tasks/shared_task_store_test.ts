@@ -11,10 +11,14 @@ import { codeOf, gatedTool, getTask, send, startTask } from "../../_helpers/task
 
 const REDIS_URL = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (REDIS_URL === undefined) {
-  console.warn("shared_tasks_test: WARDEN_TEST_REDIS_URL is not set; the Redis cases are skipped");
+  console.warn(
+    "shared_task_store_test: WARDEN_TEST_REDIS_URL is not set; the Redis cases are skipped",
+  );
 }
 const HAS_KV = "openKv" in Deno;
-if (!HAS_KV) console.warn("shared_tasks_test: Deno.openKv is missing; the KV cases are skipped");
+if (!HAS_KV) {
+  console.warn("shared_task_store_test: Deno.openKv is missing; the KV cases are skipped");
+}
 
 /** Two stores over the same shared state, one per server, and how to clean up. */
 interface Backend {
