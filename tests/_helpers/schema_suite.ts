@@ -1,12 +1,13 @@
 /**
- * Loads the official JSON Schema Test Suite for the suite and differential
- * tests: the draft2020-12 required files and the `remotes/` documents, the
+ * Loads the official JSON Schema Test Suite for the suite, differential and
+ * format tests: the draft2020-12 required files and the `remotes/` documents, the
  * latter keyed by the `http://localhost:1234/` URIs the suite expects.
  *
  * @module
  */
 
 import type { JsonSchema } from "../../src/schema/types.ts";
+import { sharedPath } from "./shared.ts";
 
 /** One case: a value and whether it is valid. */
 export interface SuiteCase {
@@ -34,12 +35,13 @@ export interface SuiteFile {
  */
 export const NOT_APPLICABLE: Readonly<Record<string, string>> = {};
 
-/** The suite's root folder (holding `draft2020-12/` and `remotes/`). */
-export function suiteRoot(): string {
-  const fromEnv = Deno.env.get("WARDEN_SCHEMA_SUITE");
-  if (fromEnv !== undefined && fromEnv !== "") return fromEnv.replace(/\/draft2020-12\/?$/, "");
-  const beside = new URL("../../../shared/json-schema-test-suite/", import.meta.url);
-  return decodeURIComponent(beside.pathname).replace(/\/$/, "");
+/**
+ * The suite's root folder (holding `draft2020-12/` and `remotes/`) inside
+ * the shared folder named by `WARDEN_SHARED`, or `undefined` when that is
+ * unset: then the tests that read the suite are ignored, with one note.
+ */
+export function suiteRoot(): string | undefined {
+  return sharedPath("json-schema-test-suite", "JSON Schema suite tests");
 }
 
 /** Every required draft2020-12 file, sorted by name. */

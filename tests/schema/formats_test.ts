@@ -18,41 +18,50 @@ const ASSERTED = [
 ];
 
 const root = suiteRoot();
-const remotes = await loadRemotes(root);
+const SKIP = { ignore: root === undefined };
+const remotes = root === undefined ? {} : await loadRemotes(root);
 
 async function groups(path: string): Promise<SuiteGroup[]> {
   return JSON.parse(await Deno.readTextFile(`${root}/draft2020-12/optional/${path}`));
 }
 
 for (const name of ASSERTED) {
-  Deno.test(`compileSchema({ formats: "assert" }) passes the suite's format: ${name}`, async () => {
-    for (const group of await groups(`format/${name}.json`)) {
+  Deno.test(
+    `compileSchema({ formats: "assert" }) passes the suite's format: ${name}`,
+    SKIP,
+    async () => {
+      for (const group of await groups(`format/${name}.json`)) {
+        for (const [backend, options] of BACKENDS) {
+          const validate = compileSchema(group.schema, { ...options, formats: "assert" });
+          for (const { description, data, valid } of group.tests) {
+            const violations = validate(data);
+            assert.equal(
+              violations.length === 0,
+              valid,
+              `${group.description}: ${description} (${backend})`,
+            );
+            if (!valid) assert.equal(violations[0]?.keyword, "format");
+          }
+        }
+      }
+    },
+  );
+}
+
+Deno.test(
+  "compileSchema() asserts format under a dialect using format-assertion",
+  SKIP,
+  async () => {
+    for (const group of await groups("format-assertion.json")) {
       for (const [backend, options] of BACKENDS) {
-        const validate = compileSchema(group.schema, { ...options, formats: "assert" });
+        const validate = compileSchema(group.schema, { ...options, schemas: remotes });
         for (const { description, data, valid } of group.tests) {
-          const violations = validate(data);
-          assert.equal(
-            violations.length === 0,
-            valid,
-            `${group.description}: ${description} (${backend})`,
-          );
-          if (!valid) assert.equal(violations[0]?.keyword, "format");
+          assert.equal(validate(data).length === 0, valid, `${description} (${backend})`);
         }
       }
     }
-  });
-}
-
-Deno.test("compileSchema() asserts format under a dialect using format-assertion", async () => {
-  for (const group of await groups("format-assertion.json")) {
-    for (const [backend, options] of BACKENDS) {
-      const validate = compileSchema(group.schema, { ...options, schemas: remotes });
-      for (const { description, data, valid } of group.tests) {
-        assert.equal(validate(data).length === 0, valid, `${description} (${backend})`);
-      }
-    }
-  }
-});
+  },
+);
 
 Deno.test("compileSchema() treats format as an annotation by default", () => {
   for (const [backend, options] of BACKENDS) {

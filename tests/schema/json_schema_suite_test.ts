@@ -3,12 +3,12 @@
  * file) against `compileSchema`, with generated code and with closures:
  * both must give each case its verdict, and report the same violations.
  *
- * The suite is read from `../shared/json-schema-test-suite` beside the
- * repository (found from this file's location), or from the folder named by
- * the environment variable `WARDEN_SCHEMA_SUITE`. The documents in its
+ * The suite is read from `json-schema-test-suite` in the shared folder that
+ * `WARDEN_SHARED` names (`.ci/run` sets it). The documents in its
  * `remotes/` folder are given through the `schemas` option under the
  * `http://localhost:1234/` URIs the suite expects; nothing is fetched.
- * Without the suite the test fails, so a gap can never pass silently.
+ * With `WARDEN_SHARED` unset (a user's clone) these tests are ignored with a
+ * note; with it set and the suite missing they fail, so a gap never passes.
  */
 import assert from "node:assert/strict";
 import { compileSchema } from "../../src/schema/compile.ts";
@@ -16,10 +16,11 @@ import type { JsonSchema } from "../../src/schema/types.ts";
 import { loadRemotes, loadSuite, NOT_APPLICABLE, suiteRoot } from "../_helpers/schema_suite.ts";
 
 const root = suiteRoot();
-const remotes = await loadRemotes(root);
-const files = await loadSuite(root);
+const SKIP = { ignore: root === undefined };
+const remotes = root === undefined ? {} : await loadRemotes(root);
+const files = root === undefined ? [] : await loadSuite(root);
 
-Deno.test("the JSON Schema Test Suite is there, with its 1,299 required cases", () => {
+Deno.test("the JSON Schema Test Suite is there, with its 1,299 required cases", SKIP, () => {
   const cases = files.flatMap(({ groups }) => groups.flatMap((group) => group.tests)).length;
   assert.equal(cases, 1299);
 });
