@@ -31,11 +31,8 @@ export type { Guardrail } from "./src/call/guardrail.ts";
 export type { Mask } from "./src/call/mask.ts";
 
 export { accessPolicy, type AccessPolicyOptions } from "./src/guardrails/access/access_policy.ts";
-export {
-  rateLimit,
-  type RateLimiterOptions,
-  type RateLimitRule,
-} from "./src/guardrails/rate_limit/rate_limit.ts";
+export { rateLimit } from "./src/guardrails/rate_limit/rate_limit.ts";
+export { type RateLimiterOptions, type RateLimitRule } from "./src/guardrails/rate_limit/limits.ts";
 export { redaction } from "./src/guardrails/redact/guardrail.ts";
 export type { RedactorOptions } from "./src/guardrails/redact/engine.ts";
 export type { RedactRule } from "./src/guardrails/redact/rules.ts";

@@ -15,7 +15,8 @@ import { type auditLog, auditLogWith } from "../audit/audit_log.ts";
 import type { AuditSink } from "../audit/audit.ts";
 import { fileAuditSink, stderrAuditSink } from "../audit/audit_sinks.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
-import { compileRateLimits, rateLimit, type RateLimiterOptions } from "../rate_limit/rate_limit.ts";
+import { compileRateLimits, type RateLimiterOptions } from "../rate_limit/limits.ts";
+import { rateLimit } from "../rate_limit/rate_limit.ts";
 import {
   compileRedactor,
   type Redactor,

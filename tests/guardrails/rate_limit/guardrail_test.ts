@@ -9,11 +9,8 @@ import assert from "node:assert/strict";
 import { MemoryBucketStore } from "../../../src/store/bucket_store.ts";
 import type { CallKind } from "../../../src/call/context.ts";
 import type { CallNext, CallOutcome } from "../../../src/call/outcome.ts";
-import {
-  rateLimit,
-  type RateLimiterOptions,
-  rateLimitWith,
-} from "../../../src/guardrails/rate_limit/rate_limit.ts";
+import { rateLimit, rateLimitWith } from "../../../src/guardrails/rate_limit/rate_limit.ts";
+import type { RateLimiterOptions } from "../../../src/guardrails/rate_limit/limits.ts";
 import { ErrorCode, RpcError } from "../../../src/jsonrpc/errors.ts";
 import { errorOf, guardedCall, recorder } from "../../_helpers/guarded_calls.ts";
 

@@ -10,13 +10,12 @@ import { type BucketStore, MemoryBucketStore } from "../../../src/store/bucket_s
 import {
   bucketKeys,
   compileRateLimits,
-  createRateLimiter,
   decideRateLimit,
   type RateLimitCall,
   type RateLimiterOptions,
   type RateLimits,
-  rateLimitWith,
-} from "../../../src/guardrails/rate_limit/rate_limit.ts";
+} from "../../../src/guardrails/rate_limit/limits.ts";
+import { createRateLimiter, rateLimitWith } from "../../../src/guardrails/rate_limit/rate_limit.ts";
 import { testContext } from "../../_helpers/helpers.ts";
 
 /** Calls compileRateLimits with a value the type checker would reject, as a JSON config could. */
