@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool, type Server } from "../../mod.ts";
+import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
 import { callbackAuditSink, createGuardrails } from "../../guardrails.ts";
 import { callTelemetry } from "../../telemetry.ts";
 import { loadOtelApi, type OtelApiModule } from "../../src/runtime/npm/otel.ts";
@@ -22,7 +23,6 @@ import {
   type WireEra,
 } from "../_helpers/wire_clients.ts";
 
-const SECRET = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";
 const RULE = "ODK-[A-Za-z0-9]{24,}";
 
 /** A span as the test's tracer saw it: its name, attributes and status. */
@@ -76,16 +76,7 @@ function channelServer(
     ],
     log: (line) => void diagnostics.push(line),
     tools: [
-      defineTool({
-        name: "echo",
-        description: "Says back what it was given, and logs it",
-        inputSchema: { type: "object", properties: { text: { type: "string" } } },
-        handler: ({ text }, ctx) => {
-          ctx.log("info", { said: text, key: SECRET });
-          ctx.progress(1, 2, `working on ${SECRET}`);
-          return `you said ${text} with ${SECRET}`;
-        },
-      }),
+      leakyEcho,
       defineTool({
         name: "ask",
         description: "Asks the user, quoting the secret",

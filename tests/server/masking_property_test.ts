@@ -10,13 +10,13 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool } from "../../mod.ts";
+import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
 import type { Guardrail } from "../../src/call/guardrail.ts";
 import { auditLog, callbackAuditSink, createGuardrails, redaction } from "../../guardrails.ts";
 import { setupFromFlags } from "../../src/setup/flags.ts";
 import { parsePolicy } from "../../src/setup/policy_file.ts";
 import { connectPeer, type Message } from "../_helpers/peer.ts";
 
-const SECRET = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";
 const RULE = "ODK-[A-Za-z0-9]{24,}";
 const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -67,16 +67,7 @@ function leakyServer(guardrails: Guardrail[], log: (line: string) => void) {
     guardrails,
     log,
     tools: [
-      defineTool({
-        name: "echo",
-        description: "Says back what it was given, and logs it",
-        inputSchema: { type: "object", properties: { text: { type: "string" } } },
-        handler: ({ text }, ctx) => {
-          ctx.log("info", { said: text, key: SECRET });
-          ctx.progress(1, 2, `working on ${SECRET}`);
-          return `you said ${text} with ${SECRET}`;
-        },
-      }),
+      leakyEcho,
       defineTool({
         name: "strict",
         description: "Takes exactly one argument",
