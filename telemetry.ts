@@ -19,5 +19,6 @@
  * @module
  */
 
-export { callTelemetry, telemetryEnabled } from "./src/guardrails/telemetry/call_telemetry.ts";
+export { callTelemetry } from "./src/guardrails/telemetry/call_telemetry.ts";
+export { telemetryEnabled } from "./src/runtime/telemetry_env.ts";
 export { otelAuditSink } from "./src/guardrails/telemetry/otel_audit_sink.ts";

@@ -10,6 +10,7 @@ import type { GuardrailsConfig, GuardrailsDeps } from "../guardrails/policy/crea
 import type { Guardrail } from "../call/guardrail.ts";
 import type { HttpOptions } from "../http/options.ts";
 import { exitProcess, hostArgs } from "../runtime/host.ts";
+import { telemetryEnabled } from "../runtime/telemetry_env.ts";
 import { checkStoreUrl, openStore } from "../store/open_store.ts";
 import type { SharedStore } from "../store/shared_store.ts";
 
@@ -337,10 +338,9 @@ export async function serverSetup(
  * reaches the OpenTelemetry package; nothing loads when it is off.
  */
 async function telemetryGuardrails(): Promise<Guardrail[]> {
-  const { callTelemetry, telemetryEnabled } = await import(
-    "../guardrails/telemetry/call_telemetry.ts"
-  );
-  return telemetryEnabled() ? [callTelemetry()] : [];
+  if (!telemetryEnabled()) return [];
+  const { callTelemetry } = await import("../guardrails/telemetry/call_telemetry.ts");
+  return [callTelemetry()];
 }
 
 function isIdentity(value: readonly string[] | ServerIdentity): value is ServerIdentity {

@@ -27,7 +27,7 @@ import {
   rulesOf,
 } from "./limits.ts";
 
-/** What {@linkcode createRateLimiter} and {@linkcode rateLimit} run against. */
+/** What {@linkcode createRateLimiter} and {@linkcode rateLimitWith} run against. */
 export interface RateLimiterDeps {
   /**
    * Where buckets live between calls.

@@ -24,38 +24,6 @@ const MODERN_CODES: ReadonlyMap<number, number> = new Map([
 /** Outcomes that are refusals by a guardrail (counted apart). */
 const REFUSALS: ReadonlySet<string> = new Set(["denied", "rate_limited", "invalid"]);
 
-/**
- * Whether Deno's built-in OpenTelemetry is on (`OTEL_DENO=true`). Asked
- * without prompting: a process not allowed to read the variable has it off.
- *
- * @example
- * ```ts
- * import { telemetryEnabled } from "@warden/mcp/telemetry";
- * console.assert(typeof telemetryEnabled() === "boolean");
- * ```
- */
-export function telemetryEnabled(): boolean {
-  const deno: unknown = Reflect.get(globalThis, "Deno");
-  if (typeof deno !== "object" || deno === null) return false;
-  const permissions: unknown = Reflect.get(deno, "permissions");
-  const env: unknown = Reflect.get(deno, "env");
-  try {
-    if (typeof permissions === "object" && permissions !== null) {
-      const query: unknown = Reflect.get(permissions, "querySync");
-      if (typeof query === "function") {
-        const status: unknown = query.call(permissions, { name: "env", variable: "OTEL_DENO" });
-        if (typeof status !== "object" || status === null) return false;
-        if (Reflect.get(status, "state") !== "granted") return false;
-      }
-    }
-    if (typeof env !== "object" || env === null) return false;
-    const get: unknown = Reflect.get(env, "get");
-    return typeof get === "function" && get.call(env, "OTEL_DENO") === "true";
-  } catch {
-    return false;
-  }
-}
-
 interface Instruments {
   readonly api: OtelApiModule;
   readonly tracer: ReturnType<OtelApiModule["trace"]["getTracer"]>;
@@ -98,8 +66,8 @@ function traceCarrier(meta: Readonly<Record<string, unknown>> | undefined): Reco
 
 /**
  * The telemetry step, outermost in the pipeline (stage `audit`, before the
- * audit log): `createServer()` adds it by itself when
- * {@linkcode telemetryEnabled}. The span is named `METHOD NAME` (e.g.
+ * audit log): `serverSetup()` adds it by itself when Deno's OpenTelemetry
+ * is on (`OTEL_DENO=true`); a server built by hand adds it to its guardrails. The span is named `METHOD NAME` (e.g.
  * `tools/call get_order`) with the attributes `mcp.method.name`,
  * `warden.item.kind`, `warden.item.name`, `enduser.id` (the principal),
  * `warden.outcome` and, for an error, `rpc.jsonrpc.error_code`; its parent is

@@ -1,7 +1,7 @@
 /**
  * The tasks extension end to end on the embedded session: who gets a task,
- * its lifecycle, cancellation, input rounds, progress, expiry and the
- * store's bounds as the client sees them.
+ * its lifecycle, cancellation, input rounds and progress as the client sees
+ * them (expiry and the store's bounds: expiry_and_bounds_test.ts).
  */
 
 import assert from "node:assert/strict";
