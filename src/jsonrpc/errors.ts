@@ -9,7 +9,7 @@
 /**
  * The error codes on Warden's wire. The first five are JSON-RPC 2.0's own;
  * -32001 and -32002 are the Warden family's (its Python and Go siblings use the
- * same numbers), which other MCP code uses differently: see the README.
+ * same numbers), which other MCP code uses differently: see docs/error-codes.md.
  *
  * @example Checking a reply's code
  * ```ts

@@ -26,7 +26,7 @@ const _listen: Assert<
   Extends<NonNullable<ServerSetup["http"]>, Parameters<typeof serveHttp>[1] & object>
 > = true;
 
-/** The README's snippet, compiled (never called: it would read this process's flags). */
+/** The setup spread whole into createServer(), compiled (never called: it would read this process's flags). */
 async function _readme(): Promise<void> {
   const setup = await serverSetup(Deno.args, { name: "desk", version: "1.0.0" });
   const server = createServer({ name: "desk", version: "1.0.0", ...setup /* tools… */ });
