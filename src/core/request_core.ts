@@ -16,6 +16,7 @@ import { complete, type Completer, parseCompletionRequest } from "./completion.t
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
 import { paginate } from "./pagination.ts";
+import { PrincipalCounts, quotaOutcome } from "./quotas.ts";
 import { getPrompt } from "./prompts.ts";
 import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
@@ -91,6 +92,11 @@ export interface RequestCoreOptions {
   readonly pageSize: number | undefined;
   /** Diagnostics. */
   readonly log: (message: string) => void;
+  /**
+   * The most guarded calls one principal may have in flight.
+   * @default {64}
+   */
+  readonly inflightQuota?: number;
 }
 
 /** The request core of one server. */
@@ -102,6 +108,10 @@ export class RequestCore {
   readonly #pipeline: Pipeline;
   readonly #pageSize: number | undefined;
   readonly #log: (message: string) => void;
+  /** Guarded calls in flight, by principal. */
+  readonly #inflight: PrincipalCounts;
+  /** The last step of a call refused for its principal's calls in flight (made once). */
+  readonly #busy: CallNext;
 
   constructor(options: RequestCoreOptions) {
     this.registry = options.registry;
@@ -109,6 +119,14 @@ export class RequestCore {
     this.#pipeline = options.pipeline;
     this.#pageSize = options.pageSize;
     this.#log = options.log;
+    this.#inflight = new PrincipalCounts(options.inflightQuota ?? 64);
+    const busy = quotaOutcome("inflightCalls", this.#inflight.limit);
+    this.#busy = () => Promise.resolve(busy);
+  }
+
+  /** How many guarded calls `principal` has in flight. */
+  inflight(principal: string | undefined): number {
+    return this.#inflight.held(principal);
   }
 
   /** Whether every guardrail lets `principal` see an item. */
@@ -180,11 +198,17 @@ export class RequestCore {
   /**
    * Runs a parsed call through the pipeline with `step` as its last step.
    * A malformed call still crosses the pipeline (the audit records it) and
-   * is refused where the work would be done. Never rejects.
+   * is refused where the work would be done; so is a call whose principal
+   * has its quota of calls in flight. Never rejects.
    */
   async guard(parsed: ParsedCall, step: CallNext): Promise<CallOutcome> {
     const { problem } = parsed;
-    const core: CallNext = problem === undefined
+    const principal = parsed.call.context.principal;
+    // Taken before the pipeline, so a refusal still crosses it (access, audit) like any other.
+    const counted = this.#inflight.take(principal);
+    const core: CallNext = !counted
+      ? this.#busy
+      : problem === undefined
       ? step
       : () => Promise.resolve({ status: "invalid", error: problem });
     try {
@@ -201,6 +225,8 @@ export class RequestCore {
         status: "internal_error",
         error: new RpcError(ErrorCode.InternalError, "Internal error"),
       };
+    } finally {
+      if (counted) this.#inflight.release(principal);
     }
   }
 

@@ -7,6 +7,7 @@
 
 import { checkTtl } from "../core/cache.ts";
 import type { Implementation } from "../core/lifecycle.ts";
+import { type Quotas, resolveQuotas } from "../core/quotas.ts";
 import { checkSecret } from "../eras/modern/request_state.ts";
 import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ServerOptions } from "./types.ts";
@@ -23,6 +24,7 @@ export interface ResolvedOptions {
   readonly maxInputRounds: number;
   readonly modern: boolean;
   readonly principal: string | undefined;
+  readonly quotas: Quotas;
 }
 
 function positive(value: number | undefined, name: string, integer: boolean): void {
@@ -101,6 +103,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       } (options.principal and the guardrails' policy)`,
     );
   }
+  const quotas = resolveQuotas(options.quotas);
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;
@@ -117,5 +120,6 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     maxInputRounds: options.maxInputRounds ?? 10,
     modern: eras.includes("modern"),
     principal: options.principal ?? [...named][0],
+    quotas,
   };
 }

@@ -85,6 +85,7 @@ export function modernError(
     case "denied":
       return new RpcError(ModernErrorCode.AccessDenied, error.message, error.data);
     case "rate_limited":
+    case "quota_exceeded":
       return new RpcError(ModernErrorCode.RateLimited, error.message, error.data);
     case "not_found":
       return kind === "resource"

@@ -19,6 +19,7 @@ import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import { inputRequiredOutcome } from "../../core/outcome.ts";
+import { quotaOutcome } from "../../core/quotas.ts";
 import { type RegisteredTool, runTool } from "../../core/tools.ts";
 import { type InputRequest, ModernContext } from "../modern/context.ts";
 import {
@@ -168,6 +169,8 @@ export class TaskRunner {
       run.inflight.abort(error);
       open();
       if (!(error instanceof TaskStoreFullError)) throw error;
+      // The principal's own bound: its refusal says so (and is audited as a quota).
+      if (error.perPrincipal !== undefined) return quotaOutcome("tasks", error.perPrincipal);
       this.#options.log(`warden: ${error.message}`);
       return internalError("Cannot create task: the server is busy");
     }

@@ -52,6 +52,7 @@ export interface AuditEntry {
     | "error"
     | "denied"
     | "rate_limited"
+    | "quota_exceeded"
     | "invalid"
     | "internal_error"
     | "cancelled";
