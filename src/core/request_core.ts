@@ -15,6 +15,7 @@ import type { Pipeline } from "../call/compose.ts";
 import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
+import { logThrown } from "./outcome.ts";
 import { paginate } from "./pagination.ts";
 import { PrincipalCounts, quotaOutcome } from "./quotas.ts";
 import { getPrompt } from "./prompts.ts";
@@ -345,8 +346,7 @@ export class RequestCore {
         return { status: "ok", result: await complete(completer, request) };
       } catch (error) {
         if (error instanceof RpcError) return { status: "error", error };
-        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        this.#log(`warden: completing ${quote(name)} failed: ${detail}`);
+        logThrown(this.#log, `completing ${quote(name)}`, error);
         return {
           status: "internal_error",
           error: new RpcError(ErrorCode.InternalError, "Internal error"),

@@ -60,7 +60,7 @@ export function createServer<
   const resolved = resolveOptions(options);
   const guardrails = orderGuardrails(options.guardrails ?? []);
   const services = serverMasker(guardrails);
-  const log = maskedLog(options.log, services.mask);
+  const log = maskedLog(options.log, services.mask, options.logStacks ?? true);
   const live = new LiveSessions();
   const subscriptions = new SubscriptionHub();
   const roots = new RootsListeners(log);

@@ -210,6 +210,13 @@ export interface ServerOptions<
    */
   tasks?: TaskOptions;
   /**
+   * Whether a diagnostic about a thrown error (a tool, resource, prompt or
+   * completion handler that threw, an internal error) carries the error's
+   * stack after its message; off, only the message line is logged.
+   * @default {true}
+   */
+  logStacks?: boolean;
+  /**
    * Quotas per principal, so that one caller cannot exhaust what the
    * others need (docs/guardrails.md, "Quotas").
    * Anonymous callers share one principal. A refusal is -32002 (-31002 in

@@ -11,8 +11,8 @@ import type { Guardrail } from "../call/guardrail.ts";
 import type { HttpOptions } from "../http/options.ts";
 import { exitProcess, hostArgs } from "../runtime/host.ts";
 import { telemetryEnabled } from "../runtime/telemetry_env.ts";
-import { checkStoreUrl, openStore } from "../store/open_store.ts";
-import type { SharedStore } from "../store/shared_store.ts";
+import { checkStoreUrl, openReadyStore } from "../store/open_store.ts";
+import { type SharedStore, StoreUnavailableError } from "../store/shared_store.ts";
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -254,7 +254,9 @@ export async function setupFromFlags(
     }
   }
   const storeUrl = flags.store ?? config.store;
-  const shared = deps.shared ?? (storeUrl === undefined ? undefined : openStore(storeUrl));
+  // Reachable before anything else starts: a server on a dead store stops here with the reason.
+  const shared = deps.shared ??
+    (storeUrl === undefined ? undefined : await openReadyStore(storeUrl));
   const guardrailDeps = shared === undefined ? deps : { ...deps, shared };
   const setup: ServerSetup = {
     guardrails: [
@@ -277,7 +279,9 @@ export async function setupFromFlags(
 /**
  * The one call a server script makes for the standard flags: `--help` and
  * `--version` print and exit 0; a bad flag or a bad policy file prints the
- * reason to stderr and exits 2, so the server never runs unguarded. Without
+ * reason to stderr and exits 2, so the server never runs unguarded; a
+ * shared store that cannot be reached (`--store`, the policy's `store`)
+ * prints one line saying why and exits 1. Without
  * `args` it reads the host's own arguments (`Deno.args`, or
  * `process.argv.slice(2)` on Node and Bun), so one script runs everywhere.
  *
@@ -328,7 +332,8 @@ export async function serverSetup(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await writeOut("stderr", `${identity.name}: ${message}\n`);
-    return exitProcess(2);
+    // Not a usage error: the flags were right, the store is not there (or not permitted).
+    return exitProcess(error instanceof StoreUnavailableError ? 1 : 2);
   }
 }
 

@@ -121,6 +121,22 @@ export class KvStore implements SharedStore {
     this.#outage = new OutageReporter(`kv:${path ?? ""}`, options.log ?? console.error);
   }
 
+  /**
+   * Resolves once the database is open; rejects with
+   * {@linkcode StoreUnavailableError} when it cannot be (no `--unstable-kv`,
+   * no permission for the file, a path that cannot be created).
+   *
+   * @returns Resolves when the store can be used.
+   * @throws {StoreUnavailableError} When the database cannot be opened.
+   */
+  async ready(): Promise<void> {
+    try {
+      await this.#kv;
+    } catch (error) {
+      throw new StoreUnavailableError("kv", reasonOf(error));
+    }
+  }
+
   /** Runs `work` on the database, turning failures into {@linkcode StoreUnavailableError}. */
   async #use<T>(work: (kv: Kv) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError("kv", "the store is closed");

@@ -8,7 +8,7 @@
  */
 
 import { loadRedisClient, type RedisConnection } from "../runtime/npm/redis.ts";
-import { describeUrl, OutageReporter, reasonOf } from "./outage.ts";
+import { describeUrl, isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
 import {
   type BucketTake,
   type BucketTakeResult,
@@ -61,7 +61,10 @@ return {1}
  * A {@linkcode SharedStore} on Redis through `@redis/client`. The connection
  * opens in the background and reconnects with backoff; while it is down every
  * method rejects with {@linkcode StoreUnavailableError} at once (nothing is
- * queued), and the outage is reported once.
+ * queued), and the outage is reported once. A permission error (Deno run
+ * without `--allow-net` for the host) is not an outage: it ends the retries,
+ * and every method rejects with it. `ready()` tells at start whether the
+ * store can be reached at all.
  *
  * @example
  * ```ts ignore
@@ -80,11 +83,22 @@ export class RedisStore implements SharedStore {
   readonly #outage: OutageReporter;
   readonly #client: Promise<RedisConnection>;
   #subscriber: Promise<RedisConnection> | undefined;
+  /** The subscriber connection as soon as it exists, so close() can end it while it connects. */
+  #subscriberClient: RedisConnection | undefined;
+  /** Set by a permission error: every command fails with it, and nothing retries. */
+  #fatal: StoreUnavailableError | undefined;
+  /** Whether `ready()` waits: failures before the first connection are its to report. */
+  #awaitingStart = false;
+  /** Whether `ready()` has rejected: its caller has the start's failure to report. */
+  #startReported = false;
+  #everReady = false;
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   #scriptSha: string | undefined;
   #closed = false;
   /** Settles when the first connection is ready: calls made at start-up wait for it. */
   readonly #firstReady = Promise.withResolvers<void>();
+  /** Rejects at the first failure before the first connection was ready. */
+  readonly #startFailed = Promise.withResolvers<never>();
 
   /**
    * Creates the store and starts connecting in the background.
@@ -124,9 +138,70 @@ export class RedisStore implements SharedStore {
     this.#timeoutMs = options.commandTimeoutMs ?? 1000;
     this.#maxDelayMs = options.maxReconnectDelayMs ?? 2000;
     this.#outage = new OutageReporter(describeUrl(url), options.log ?? console.error);
+    this.#startFailed.promise.catch(() => {});
     this.#client = this.#open();
-    // A failure to load the client is reported by the first command.
-    this.#client.catch(() => {});
+    // A failure to load the client is reported by the first command (or by ready()).
+    this.#client.catch((error: unknown) => this.#startFailed.reject(error));
+  }
+
+  /**
+   * Resolves once the first connection is ready; rejects with
+   * {@linkcode StoreUnavailableError} at the first failure to reach the
+   * server (refused, timed out, not permitted), or after `timeoutMs`. The
+   * store keeps retrying in the background unless the failure was a
+   * permission error; a caller that gives up should `close()` it. Failures
+   * while it waits are its caller's to report: the outage log stays quiet.
+   *
+   * @param timeoutMs How long to wait, in ms.
+   * @returns Resolves when the store can be used.
+   * @throws {StoreUnavailableError} When the store cannot be reached.
+   */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.#everReady) return;
+    this.#awaitingStart = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no connection in ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.#firstReady.promise, this.#startFailed.promise, late]);
+    } catch (error) {
+      this.#startReported = true;
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError("redis", `${describeUrl(this.#url)}: ${reasonOf(error)}`);
+    } finally {
+      clearTimeout(timer);
+      this.#awaitingStart = false;
+    }
+    if (this.#closed) throw new StoreUnavailableError("redis", "the store is closed");
+  }
+
+  /** A connection failed: a permission error ends it all; before `ready()` settles it is its to report. */
+  #failed(error: unknown): void {
+    const reason = reasonOf(error);
+    if (isPermissionError(error) && this.#fatal === undefined) {
+      this.#fatal = new StoreUnavailableError(
+        "redis",
+        `${describeUrl(this.#url)}: ${reason} (a permission error is not retried)`,
+      );
+    }
+    if (!this.#everReady) {
+      this.#startFailed.reject(this.#fatal ?? error);
+      if (this.#awaitingStart || this.#startReported) return;
+    }
+    if (this.#fatal !== undefined) this.#outage.fatal(reason);
+    else this.#outage.failed(reason);
+  }
+
+  /** The wait before reconnect attempt `retries`, or an Error that stops retrying. */
+  #reconnect(retries: number, cause: unknown): number | Error {
+    // Waiting never grants a permission: stop, and let every command say why.
+    if (isPermissionError(cause) || this.#fatal !== undefined) {
+      return new Error("a permission error is not retried");
+    }
+    // Doubling from 50 ms with jitter, so a fleet does not reconnect in step.
+    return Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)) * (0.5 + Math.random() / 2);
   }
 
   async #open(): Promise<RedisConnection> {
@@ -135,25 +210,26 @@ export class RedisStore implements SharedStore {
       url: this.#url,
       disableOfflineQueue: true,
       socket: {
-        // Doubling from 50 ms with jitter, so a fleet does not reconnect in step.
-        reconnectStrategy: (retries) =>
-          Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)) * (0.5 + Math.random() / 2),
+        reconnectStrategy: (retries, cause) => this.#reconnect(retries, cause),
         connectTimeout: this.#timeoutMs * 5,
       },
     });
     // Without an error listener the client would throw from an event: never crash.
-    client.on("error", (error) => this.#outage.failed(reasonOf(error)));
+    client.on("error", (error) => this.#failed(error));
     client.on("ready", () => {
+      this.#everReady = true;
       this.#firstReady.resolve();
       this.#outage.recovered();
     });
-    client.connect().catch((error: unknown) => this.#outage.failed(reasonOf(error)));
+    client.connect().catch((error: unknown) => this.#failed(error));
+    if (this.#closed) client.destroy();
     return client;
   }
 
   /** Runs one command on a ready connection, within the timeout. */
   async #command(args: string[]): Promise<unknown> {
     if (this.#closed) throw new StoreUnavailableError("redis", "the store is closed");
+    if (this.#fatal !== undefined) throw this.#fatal;
     let client: RedisConnection;
     try {
       client = await this.#client;
@@ -180,7 +256,7 @@ export class RedisStore implements SharedStore {
       if (error instanceof StoreUnavailableError) throw error;
       // A reply error (e.g. NOSCRIPT) means Redis answered: not an outage.
       if (isReplyError(error)) throw error;
-      this.#outage.failed(reasonOf(error));
+      this.#failed(error);
       throw new StoreUnavailableError("redis", reasonOf(error));
     } finally {
       clearTimeout(timer);
@@ -261,30 +337,36 @@ export class RedisStore implements SharedStore {
   }
 
   async #openSubscriber(): Promise<RedisConnection> {
+    if (this.#fatal !== undefined) throw this.#fatal;
     const create = await loadRedisClient();
     const client = create({
       url: this.#url,
       // Subscriptions must survive an outage: queue the resubscribe.
       disableOfflineQueue: false,
       socket: {
-        reconnectStrategy: (retries) => Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)),
+        reconnectStrategy: (retries, cause) => this.#reconnect(retries, cause),
         connectTimeout: this.#timeoutMs * 5,
       },
     });
-    client.on("error", (error) => this.#outage.failed(reasonOf(error)));
+    this.#subscriberClient = client;
+    client.on("error", (error) => this.#failed(error));
+    if (this.#closed) client.destroy();
     await client.connect();
     return client;
   }
 
-  /** Closes both connections. */
+  /**
+   * Closes both connections, also while they are still (re)connecting: a
+   * store that never reached its server must not keep the process alive.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#firstReady.resolve();
-    const clients = [this.#client, this.#subscriber].filter((c) => c !== undefined);
-    for (const client of await Promise.allSettled(clients)) {
-      if (client.status === "fulfilled") client.value.destroy();
-    }
+    // The subscriber may be stuck connecting: end it directly, never wait for its connect.
+    this.#subscriberClient?.destroy();
+    const [client] = await Promise.allSettled([this.#client]);
+    if (client?.status === "fulfilled") client.value.destroy();
   }
 }
 

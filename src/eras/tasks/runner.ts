@@ -286,7 +286,9 @@ export class TaskRunner {
       this.#settle(run, { status: "cancelled", statusMessage: "The server shut down" });
     }
     await Promise.allSettled(runs.map((run) => run.chain));
-    (await this.#unlisten)?.();
+    // Not awaited: a subscription still connecting to a dead store ends when the store closes,
+    // which the server does after this.
+    void this.#unlisten.then((unlisten) => unlisten?.());
     this.#options.store.close();
   }
 
