@@ -59,6 +59,9 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   positive(options.pageSize, "pageSize", true);
   positive(options.maxInputRounds, "maxInputRounds", true);
   positive(options.requestStateTtlMs, "requestStateTtlMs", true);
+  if (options.logStacks !== undefined && typeof options.logStacks !== "boolean") {
+    throw new TypeError("Cannot create server: logStacks must be a boolean");
+  }
   if (options.now !== undefined && typeof options.now !== "function") {
     throw new TypeError("Cannot create server: now must be a function returning ms");
   }

@@ -13,6 +13,7 @@ import { exitProcess, hostArgs } from "../runtime/host.ts";
 import { telemetryEnabled } from "../runtime/telemetry_env.ts";
 import { checkStoreUrl, openReadyStore } from "../store/open_store.ts";
 import { type SharedStore, StoreUnavailableError } from "../store/shared_store.ts";
+import { parseQuotaFlags, type QuotaFlags } from "./quota_flags.ts";
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -31,6 +32,8 @@ export interface ServerFlags {
   http?: string;
   /** `--store URL`: shared state (`memory`, `redis://HOST:PORT/DB`, `kv:PATH`; overrides the policy's). */
   store?: string;
+  /** `--quota NAME=N`, repeatable: quotas per principal (`createServer()`'s `quotas`). */
+  quotas?: QuotaFlags;
 }
 
 /** What the command line asks for. */
@@ -62,7 +65,7 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT] [--store URL]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT] [--store URL] [--quota NAME=N]...`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
@@ -74,6 +77,8 @@ export function usage(identity: ServerIdentity): string {
     "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
     "  --store URL       state shared by instances: redis://HOST:PORT/DB, kv:PATH (kv: for the",
     "                    default Deno KV database, needs --unstable-kv) or memory (the default)",
+    "  --quota NAME=N    a quota per principal: tasks, listenStreams, inflightCalls or",
+    "                    requestStates (repeatable)",
     "  --help            show this text",
     "  --version         show the version",
   ].join("\n");
@@ -99,7 +104,7 @@ export async function parseServerFlags(
 ): Promise<FlagsResult> {
   // Imported here, not at the top: loading Node compatibility costs start-up time.
   const { parseArgs } = await import("node:util");
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...args],
@@ -112,6 +117,7 @@ export async function parseServerFlags(
         principal: { type: "string" },
         http: { type: "string" },
         store: { type: "string" },
+        quota: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -135,6 +141,13 @@ export async function parseServerFlags(
     }
   }
   if (values["audit-durable"] === true) flags.auditDurable = true;
+  if (Array.isArray(values.quota)) {
+    const quotas = parseQuotaFlags(values.quota);
+    if (typeof quotas === "string") {
+      return { action: "error", message: quotas, usage: usage(identity) };
+    }
+    flags.quotas = quotas;
+  }
   if (flags.http !== undefined && parseListenAddress(flags.http) === undefined) {
     return {
       action: "error",
@@ -210,6 +223,8 @@ export interface ServerSetup {
    * the rate limits and the server (sealing key, change bus).
    */
   store?: SharedStore;
+  /** Quotas per principal from `--quota`; absent, the server's defaults. */
+  quotas?: QuotaFlags;
 }
 
 /**
@@ -270,6 +285,7 @@ export async function setupFromFlags(
     ],
   };
   if (shared !== undefined) setup.store = shared;
+  if (flags.quotas !== undefined) setup.quotas = flags.quotas;
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
   if (http !== undefined) setup.http = http;

@@ -1,0 +1,53 @@
+/**
+ * `--quota NAME=N`, repeatable: the quotas per principal a server script
+ * takes from its command line (`createServer()`'s `quotas`).
+ *
+ * @module
+ */
+
+/** The quota names a flag may set, as `createServer()`'s `quotas` names them. */
+const QUOTA_NAMES: ReadonlySet<string> = new Set([
+  "tasks",
+  "listenStreams",
+  "inflightCalls",
+  "requestStates",
+]);
+
+/** Quotas by name, as given on the command line. */
+export type QuotaFlags = {
+  tasks?: number;
+  listenStreams?: number;
+  inflightCalls?: number;
+  requestStates?: number;
+};
+
+/**
+ * Reads `--quota` values (`tasks=50`, `inflightCalls=8`…); a string saying
+ * what is wrong when one is malformed, names an unknown quota or is not a
+ * positive integer.
+ *
+ * @example
+ * ```ts
+ * import { parseQuotaFlags } from "./quota_flags.ts";
+ * const quotas = parseQuotaFlags(["tasks=50", "listenStreams=4"]);
+ * console.assert(typeof quotas === "object" && quotas.tasks === 50);
+ * ```
+ */
+export function parseQuotaFlags(values: readonly string[]): QuotaFlags | string {
+  const quotas: Record<string, number> = {};
+  for (const value of values) {
+    const match = /^([A-Za-z]+)=([0-9]+)$/.exec(value);
+    const name = match?.[1];
+    const count = Number(match?.[2]);
+    if (name === undefined || !QUOTA_NAMES.has(name)) {
+      return `--quota needs NAME=N with NAME one of ${[...QUOTA_NAMES].join(", ")}, got ${
+        JSON.stringify(value)
+      }`;
+    }
+    if (!Number.isSafeInteger(count) || count < 1) {
+      return `--quota ${name} must be a positive integer, got ${JSON.stringify(value)}`;
+    }
+    quotas[name] = count;
+  }
+  return quotas;
+}
