@@ -43,17 +43,8 @@ function reword(error: unknown): never {
   throw error;
 }
 
-/** Checks `options` and fills in the defaults. */
-export function resolveOptions(options: ServerOptions): ResolvedOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("Cannot create server: expected an options object");
-  }
-  if (typeof options.name !== "string" || options.name.length === 0) {
-    throw new TypeError("Cannot create server: name must be a non-empty string");
-  }
-  if (typeof options.version !== "string") {
-    throw new TypeError("Cannot create server: version must be a string");
-  }
+/** Checks the numbers, flags and the clock among the options. */
+function checkScalars(options: ServerOptions): void {
   positive(options.shutdownGraceMs, "shutdownGraceMs", false);
   positive(options.requestTimeoutMs, "requestTimeoutMs", false);
   positive(options.pageSize, "pageSize", true);
@@ -65,6 +56,20 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (options.now !== undefined && typeof options.now !== "function") {
     throw new TypeError("Cannot create server: now must be a function returning ms");
   }
+}
+
+/** Checks `options` and fills in the defaults. */
+export function resolveOptions(options: ServerOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Cannot create server: expected an options object");
+  }
+  if (typeof options.name !== "string" || options.name.length === 0) {
+    throw new TypeError("Cannot create server: name must be a non-empty string");
+  }
+  if (typeof options.version !== "string") {
+    throw new TypeError("Cannot create server: version must be a string");
+  }
+  checkScalars(options);
   try {
     checkTtl(options.cache?.ttlMs, "cache.ttlMs");
     checkTtl(options.cache?.readTtlMs, "cache.readTtlMs");
