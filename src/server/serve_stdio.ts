@@ -72,7 +72,9 @@ const CLOSE_WAIT_MS = 5000;
 async function closeWithin(server: Server, ownStdin: boolean): Promise<void> {
   const waitMs = server.shutdownGraceMs + CLOSE_WAIT_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), waitMs)));
+  const late = new Promise<"late">((
+    resolve,
+  ) => (timer = setTimeout(() => resolve("late"), waitMs)));
   // The timer must not keep a process alive whose close did finish.
   unref(timer);
   const closed = server.close().then(() => "closed" as const);

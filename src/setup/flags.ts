@@ -13,7 +13,8 @@ import { exitProcess, hostArgs } from "../runtime/host.ts";
 import { telemetryEnabled } from "../runtime/telemetry_env.ts";
 import { checkStoreUrl, openReadyStore } from "../store/open_store.ts";
 import { type SharedStore, StoreUnavailableError } from "../store/shared_store.ts";
-import { parseQuotaFlags, type QuotaFlags } from "./quota_flags.ts";
+import type { ServerOptions } from "../server/types.ts";
+import { parseQuotaFlags } from "./quota_flags.ts";
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -33,7 +34,7 @@ export interface ServerFlags {
   /** `--store URL`: shared state (`memory`, `redis://HOST:PORT/DB`, `kv:PATH`; overrides the policy's). */
   store?: string;
   /** `--quota NAME=N`, repeatable: quotas per principal (`createServer()`'s `quotas`). */
-  quotas?: QuotaFlags;
+  quotas?: NonNullable<ServerOptions["quotas"]>;
 }
 
 /** What the command line asks for. */
@@ -224,7 +225,7 @@ export interface ServerSetup {
    */
   store?: SharedStore;
   /** Quotas per principal from `--quota`; absent, the server's defaults. */
-  quotas?: QuotaFlags;
+  quotas?: NonNullable<ServerOptions["quotas"]>;
 }
 
 /**

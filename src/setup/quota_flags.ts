@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { ServerOptions } from "../server/types.ts";
+
 /** The quota names a flag may set, as `createServer()`'s `quotas` names them. */
 const QUOTA_NAMES: ReadonlySet<string> = new Set([
   "tasks",
@@ -14,12 +16,7 @@ const QUOTA_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Quotas by name, as given on the command line. */
-export type QuotaFlags = {
-  tasks?: number;
-  listenStreams?: number;
-  inflightCalls?: number;
-  requestStates?: number;
-};
+export type QuotaFlags = NonNullable<ServerOptions["quotas"]>;
 
 /**
  * Reads `--quota` values (`tasks=50`, `inflightCalls=8`…); a string saying
