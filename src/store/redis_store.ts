@@ -112,7 +112,8 @@ export class RedisStore implements SharedStore {
    * server (refused, timed out, not permitted), or after `timeoutMs`. The
    * store keeps retrying in the background unless the failure was a
    * permission error; a caller that gives up should `close()` it. Failures
-   * while it waits are its caller's to report: the outage log stays quiet.
+   * before the first connection are then its caller's to report: the
+   * outage log stays quiet about them.
    *
    * @param timeoutMs How long to wait, in ms.
    * @returns Resolves when the store can be used.

@@ -70,17 +70,29 @@ for (const stacks of [true, false]) {
 }
 
 const STORE_CASES = [
-  { what: "nothing listening", permissions: ["-A"], reason: /ECONNREFUSED/ },
   {
-    what: "no --allow-net",
+    what: "redis, nothing listening",
+    permissions: ["-A"],
+    url: () => `redis://127.0.0.1:${freePort()}/0`,
+    reason: /ECONNREFUSED/,
+  },
+  {
+    what: "redis, no --allow-net",
     permissions: ["--allow-read", "--allow-env"],
+    url: () => `redis://127.0.0.1:${freePort()}/0`,
     reason: /Requires net access.*not retried/,
+  },
+  {
+    what: "kv, no --allow-read",
+    permissions: ["--unstable-kv"],
+    url: () => `kv:${Deno.makeTempDirSync()}/store.kv`,
+    reason: /Requires read access/,
   },
 ];
 
-for (const { what, permissions, reason } of STORE_CASES) {
-  Deno.test(`a redis store that cannot be reached at start (${what}) stops the server with one line and exit 1`, async () => {
-    const url = `redis://127.0.0.1:${freePort()}/0`;
+for (const { what, permissions, url: urlOf, reason } of STORE_CASES) {
+  Deno.test(`a store that cannot be reached at start (${what}) stops the server with one line and exit 1`, async () => {
+    const url = urlOf();
     for (const program of [FIXTURE, "examples/orders.ts"]) {
       const server = spawnServer(["run", ...permissions, program, "--store", url]);
       try {
