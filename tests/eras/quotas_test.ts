@@ -220,32 +220,66 @@ function answers(round: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.keys(asked).map((key) => [key, YES]));
 }
 
-/**
- * Rounds of `twice` for `user`: each retry opens the state of the round
- * before; the reply to the last retry (of `rounds`, 2 at most) is returned.
- */
-async function twoRounds(
-  server: Server,
-  user: string,
-  rounds = 2,
-): Promise<Record<string, unknown>> {
-  const call = (params: Record<string, unknown>) =>
+/** Sends one `twice` call with `params` and resolves to its reply. */
+type Caller = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** `twice` over HTTP, authenticated as `user`. */
+function overHttp(server: Server, user: string): Caller {
+  return (params) =>
     modernPost(
       server,
       modernRequest(1, "tools/call", { name: "twice", arguments: {}, ...params }, ELICIT),
-      {
-        "x-user": user,
-      },
+      { "x-user": user },
     ).then(jsonOf);
+}
+
+/** `twice` over the in-memory pair, on a connection of `peer`'s principal. */
+function overMemory(peer: Peer): Caller {
+  return async (params) => {
+    const id = `twice-${++ids}`;
+    await peer.send(
+      modernRequest(id, "tools/call", { name: "twice", arguments: {}, ...params }, ELICIT),
+    );
+    return await peer.take((m) => m.id === id, id);
+  };
+}
+
+/**
+ * Rounds of `twice`: each retry opens the state of the round before; the
+ * reply to the last retry (of `rounds`, 2 at most) is returned.
+ */
+async function rounds(call: Caller, count = 2): Promise<Record<string, unknown>> {
   const first = resultOf(await call({}));
   const retry = await call({ inputResponses: answers(first), requestState: first.requestState });
-  if (rounds === 1) return retry;
+  if (count === 1) return retry;
   const second = resultOf(retry);
   assert.equal(second.resultType, "input_required");
   return await call({ inputResponses: answers(second), requestState: second.requestState });
 }
 
-Deno.test("request states: a principal with its quota remembered is refused, another is served", async () => {
+/** Rounds of `twice` over HTTP for `user`. */
+function twoRounds(server: Server, user: string, count = 2): Promise<Record<string, unknown>> {
+  return rounds(overHttp(server, user), count);
+}
+
+Deno.test("request states (in-memory): a principal with its quota remembered is refused, another is served", async () => {
+  const { server, audit } = quotaServer({ quotas: { requestStates: 2 } });
+  const alice = await connectPeer(server, { principal: "alice", initialize: false });
+  const bob = await connectPeer(server, { principal: "bob", initialize: false });
+  assert.deepEqual(resultOf(await rounds(overMemory(alice))).content, [
+    { type: "text", text: "both" },
+  ]);
+  assertQuota(await rounds(overMemory(alice), 1), "requestStates", 2);
+  assert.deepEqual(resultOf(await rounds(overMemory(bob))).content, [
+    { type: "text", text: "both" },
+  ]);
+  assert.deepEqual(quotaRefusals(audit), ["alice"]);
+  await server.close();
+  await alice.close();
+  await bob.close();
+});
+
+Deno.test("request states (HTTP): a principal with its quota remembered is refused, another is served", async () => {
   const { server, audit } = quotaServer({ quotas: { requestStates: 2 } });
   // Two rounds open two states: Alice's memory is full.
   assert.deepEqual(resultOf(await twoRounds(server, "alice")).content, [
@@ -267,12 +301,7 @@ Deno.test("request states: the quota frees as remembered states expire", async (
     requestStateTtlMs: 1000,
     now: () => clock.now,
   });
-  const call = (params: Record<string, unknown>) =>
-    modernPost(
-      server,
-      modernRequest(1, "tools/call", { name: "twice", arguments: {}, ...params }, ELICIT),
-      { "x-user": "alice" },
-    ).then(jsonOf);
+  const call = overHttp(server, "alice");
   const first = resultOf(await call({}));
   // Opening the first state fills Alice's memory until it expires.
   await call({ inputResponses: answers(first), requestState: first.requestState });
