@@ -1,10 +1,12 @@
 /**
  * A permission error is never an outage: `isPermissionError()` over the
  * shapes Deno and its Node layer give one, and a Redis store that meets
- * one stops retrying and refuses every call with it.
+ * one stops retrying and refuses every call with it; a server on a store
+ * that never connected still closes at once.
  */
 
 import assert from "node:assert/strict";
+import { createServer } from "../../mod.ts";
 import { isPermissionError } from "../../src/store/outage.ts";
 import { RedisStore, StoreUnavailableError } from "../../store.ts";
 
@@ -46,4 +48,21 @@ Deno.test({
     assert.deepEqual(logged, []);
     await store.close();
   },
+});
+
+Deno.test("server.close() with a Redis store that never connected ends at once and leaves nothing running", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  const logged: string[] = [];
+  const store = new RedisStore(`redis://127.0.0.1:${port}/0`, { log: (m) => logged.push(m) });
+  const server = createServer({ name: "dead-store", version: "1.0.0", store, log: () => {} });
+  // Long enough for the task runner and the change bus to be stuck subscribing.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const started = Date.now();
+  await server.close();
+  assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started} ms`);
+  assert.match(logged.join("\n"), /ECONNREFUSED/);
+  // The test's sanitizers fail it if a socket or a reconnect timer is left behind.
+  await new Promise((resolve) => setTimeout(resolve, 300));
 });
