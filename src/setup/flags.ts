@@ -286,7 +286,9 @@ export async function setupFromFlags(
     ],
   };
   if (shared !== undefined) setup.store = shared;
-  if (flags.quotas !== undefined) setup.quotas = flags.quotas;
+  // The policy's quotas, each overridden by a --quota flag naming it.
+  const quotas = { ...config.quotas, ...flags.quotas };
+  if (Object.keys(quotas).length > 0) setup.quotas = quotas;
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
   if (http !== undefined) setup.http = http;

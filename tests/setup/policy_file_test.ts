@@ -88,7 +88,7 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     [
       '{ "acess": {} }',
       TypeError,
-      'unknown key "acess" at the top level, expected one of principal, access, rateLimit, redact, audit, store, storeOutage',
+      'unknown key "acess" at the top level, expected one of principal, quotas, access, rateLimit, redact, audit, store, storeOutage',
     ],
     [
       '{ "access": { "tools": { "deney": ["cancel_order"] } } }',
@@ -216,7 +216,7 @@ Deno.test("parsePolicy() keeps a __proto__ principal a plain name whose rules st
     '{ "__proto__": { "audit": "stderr" } }',
     TypeError,
     'Cannot load policy policy.jsonc: unknown key "__proto__" at the top level, ' +
-      "expected one of principal, access, rateLimit, redact, audit, store, storeOutage",
+      "expected one of principal, quotas, access, rateLimit, redact, audit, store, storeOutage",
   );
 
   const entries: AuditEntry[] = [];

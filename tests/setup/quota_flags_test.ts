@@ -44,3 +44,30 @@ Deno.test("setupFromFlags() passes --quota on as the server's quotas", async () 
   });
   assert.equal((await setupFromFlags({})).quotas, undefined);
 });
+
+Deno.test("a policy file's quotas reach the setup, each overridden by a --quota naming it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const policy = `${dir}/policy.jsonc`;
+    await Deno.writeTextFile(
+      policy,
+      '{ // quotas per principal\n "quotas": { "tasks": 3, "inflightCalls": 4 } }',
+    );
+    const setup = await setupFromFlags({ policy, quotas: { tasks: 5 } });
+    assert.deepEqual(setup.quotas, { tasks: 5, inflightCalls: 4 });
+    assert.deepEqual(setup.guardrails, []);
+    for (
+      const [quotas, message] of [
+        ['{ "tasks": 0 }', /quotas\/tasks|quotas\.tasks/],
+        ['{ "tasks": 1.5 }', /quotas\/tasks|quotas\.tasks/],
+        ['{ "task": 2 }', /task/],
+        ['{ "__proto__": 2 }', /__proto__/],
+      ] as const
+    ) {
+      await Deno.writeTextFile(policy, `{ "quotas": ${quotas} }`);
+      await assert.rejects(setupFromFlags({ policy }), message, quotas);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
