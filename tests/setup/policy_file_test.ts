@@ -282,5 +282,6 @@ Deno.test("loadPolicyFile() loads examples/policy.jsonc", async () => {
     },
     redact: { presets: true, patterns: ["ODK-[A-Za-z0-9]{24,}"] },
     audit: "stderr",
+    quotas: { inflightCalls: 8, listenStreams: 4, tasks: 20 },
   });
 });
