@@ -10,7 +10,7 @@
 
 import { isRecord } from "../jsonrpc/messages.ts";
 import type { TokenBucket } from "./token_bucket.ts";
-import { OutageReporter, reasonOf } from "./outage.ts";
+import { isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
 import {
   type BucketTake,
   type BucketTakeResult,
@@ -152,6 +152,14 @@ export class KvStore implements SharedStore {
           continue;
         }
         if (error instanceof RangeError) throw error;
+        if (isPermissionError(error)) {
+          // Waiting never grants a permission: reported as such, not as an outage to wait out.
+          this.#outage.fatal(reasonOf(error));
+          throw new StoreUnavailableError(
+            "kv",
+            `${reasonOf(error)} (a permission error is not retried)`,
+          );
+        }
         this.#outage.failed(reasonOf(error));
         throw new StoreUnavailableError("kv", reasonOf(error));
       }
