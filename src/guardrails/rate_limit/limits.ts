@@ -13,6 +13,7 @@
 import { checkConfig, checkPlainData, ownField } from "../../schema/config.ts";
 import type { JsonSchemaObject } from "../../schema/types.ts";
 import { assertGlobPattern, compileGlob } from "../access/glob.ts";
+import { canonicalUri } from "../../core/canonical_uri.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { BucketTake } from "../../store/shared_store.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../../store/token_bucket.ts";
@@ -361,9 +362,17 @@ function keyFor(
 function compileRule(rule: RateLimitRule, index: number): CompiledRule {
   const path = `rules[${index}]`;
   const { scope, capacity, refillPerSecond } = rule;
-  const matchers = ownField(rule, "match")?.map((pattern, at) => {
+  const kinds = new Set<CallKind>(ownField(rule, "kinds") ?? ["tool"]);
+  // Resource names arrive as canonical URIs: a URI glob or cost key matches in that form too.
+  const canonical = (name: string): string | undefined => {
+    if (!kinds.has("resource")) return undefined;
+    const uri = canonicalUri(name);
+    return typeof uri === "string" && uri !== name ? uri : undefined;
+  };
+  const matchers = ownField(rule, "match")?.flatMap((pattern, at) => {
     assertGlobPattern(pattern, PREFIX, `${path}.match[${at}]`);
-    return compileGlob(pattern);
+    const uri = canonical(pattern);
+    return uri === undefined ? [compileGlob(pattern)] : [compileGlob(pattern), compileGlob(uri)];
   });
   const costs = new Map<string, number>();
   for (const [name, cost] of Object.entries(ownField(rule, "cost") ?? {})) {
@@ -376,13 +385,15 @@ function compileRule(rule: RateLimitRule, index: number): CompiledRule {
       );
     }
     costs.set(name, cost);
+    const uri = canonical(name);
+    if (uri !== undefined && !costs.has(uri)) costs.set(uri, cost);
   }
   return {
     index,
     scope,
     limit: { capacity, refillPerSecond },
     matchers,
-    kinds: new Set(ownField(rule, "kinds") ?? ["tool"]),
+    kinds,
     costs,
     keys: { global: JSON.stringify([index, scope]), items: new Map(), size: 0 },
   };
