@@ -104,6 +104,27 @@ export function decodedUri(canonical: string): string {
   }
 }
 
+/**
+ * A canonical URI with its host lower-cased whatever the scheme: RFC 3986
+ * calls every host case-insensitive, so a handler may treat `notes://INTERNAL`
+ * as `notes://internal`, and the access policy decides on this form too
+ * (against globs folded the same way). Only for decisions: the handler keeps
+ * the case of a custom scheme's host, which is often an identifier.
+ *
+ * @param canonical A URI (or URI glob) {@linkcode canonicalUri} returned.
+ * @returns The URI with its authority's letters outside escapes in lower case.
+ */
+export function foldedHost(canonical: string): string {
+  const start = canonical.indexOf("://");
+  if (start === -1 || !SCHEME.test(canonical)) return canonical;
+  const end = firstOf(canonical, "/?#", start + 3);
+  const authority = canonical.slice(start + 3, end);
+  const folded = lowerOutsideEscapes(authority);
+  return folded === authority
+    ? canonical
+    : `${canonical.slice(0, start + 3)}${folded}${canonical.slice(end)}`;
+}
+
 /** {@linkcode canonicalUri} for a URI with no template expressions. */
 function canonicalPlain(uri: string): string | UriRefusal {
   for (let at = 0; at < uri.length; at++) {

@@ -205,7 +205,6 @@ export function decideAccess(
     kind,
     name,
     undefined,
-    false,
   );
   return { allowed, reason };
 }
@@ -280,8 +279,7 @@ export function accessPolicy(
         call.context.principal,
         call.kind,
         call.name,
-        call.sentName,
-        call.method === "completion/complete",
+        call,
       );
       if (decision.allowed) return next(call);
       try {
@@ -298,7 +296,8 @@ export function accessPolicy(
       });
     },
     visible(item, principal) {
-      return decideForms(compiled, principal, item.kind, item.name, undefined, false).allowed;
+      return decideForms(compiled, principal, item.kind, item.name, undefined)
+        .allowed;
     },
   };
 }

@@ -7,7 +7,8 @@
  */
 
 import { ownField } from "../../schema/config.ts";
-import { canonicalUri, decodedUri } from "../../core/canonical_uri.ts";
+import { canonicalUri, decodedUri, foldedHost } from "../../core/canonical_uri.ts";
+import type { GuardedCall } from "../../call/context.ts";
 import type { AccessDecision, ItemKind, PrincipalRules } from "./access_policy.ts";
 import { assertGlobPattern, compileGlob } from "./glob.ts";
 
@@ -17,6 +18,8 @@ export type Verdict = Readonly<Required<AccessDecision>>;
 interface Rule {
   /** Whether a name matches the rule's glob. */
   readonly matches: (name: string) => boolean;
+  /** Whether a URI with its host folded matches the glob with its host folded. */
+  readonly matchesFolded: (name: string) => boolean;
   /** The decision when this rule is the one that matched. */
   readonly verdict: Verdict;
 }
@@ -45,6 +48,7 @@ const NOT_A_STRING: Verdict = verdict(false, "name is not a string");
 const UNKNOWN_KIND: Verdict = verdict(false, "unknown item kind");
 const NO_ALLOW_LIST: Verdict = verdict(true, "no allow list");
 const NOT_CANONICAL: Verdict = verdict(false, "the URI has no canonical form");
+const NEVER = (): boolean => false;
 const KINDS: ReadonlyMap<keyof PrincipalRules, ItemKind> = new Map([
   ["tools", "tool"],
   ["resources", "resource"],
@@ -57,6 +61,7 @@ function decide(
   principal: string | undefined,
   kind: ItemKind,
   name: string,
+  folded = false,
 ): Verdict {
   if (typeof name !== "string") return NOT_A_STRING;
   const everyone = compiled.everyone.get(kind);
@@ -64,33 +69,40 @@ function decide(
   const own = typeof principal === "string"
     ? compiled.principals.get(principal)?.get(kind)
     : undefined;
-  const denied = firstMatch(everyone.deny, name) ?? firstMatch(own?.deny, name);
+  const denied = firstMatch(everyone.deny, name, folded) ?? firstMatch(own?.deny, name, folded);
   if (denied !== undefined) return denied.verdict;
   const allow = own?.allow ?? everyone.allow;
   if (allow === undefined) return NO_ALLOW_LIST;
-  return firstMatch(allow.rules, name)?.verdict ?? allow.missed;
+  return firstMatch(allow.rules, name, folded)?.verdict ?? allow.missed;
 }
 
 /**
  * {@linkcode decide} over every form of a resource URI a decision could see:
- * the canonical one, the one given, the one the client sent and the decoded
- * one. A form that is denied denies the call, so no spelling of a denied
+ * the canonical one, the one given, the one the client sent, the decoded one
+ * and the one with its host folded to lower case (against folded globs). A form that is denied denies the call, so no spelling of a denied
  * URI gets through and a URI whose forms are decided differently is refused.
- * `template` says the name is a URI template (a completion's reference).
+ * `call` is the guarded call when deciding in the pipeline: it carries the
+ * URI as sent, and says whether the name is a URI template (a completion's
+ * reference); the request core has already refused a URI with no canonical form.
  */
 export function decideForms(
   compiled: Compiled,
   principal: string | undefined,
   kind: ItemKind,
   name: string,
-  sent: string | undefined,
-  template: boolean,
+  call: GuardedCall | undefined,
 ): Verdict {
   if (kind !== "resource" || typeof name !== "string") {
     return decide(compiled, principal, kind, name);
   }
+  const sent = call?.sentName;
+  const template = call?.method === "completion/complete";
   const canonical = canonicalUri(name, template);
-  if (typeof canonical !== "string") return NOT_CANONICAL;
+  if (typeof canonical !== "string") {
+    // In the pipeline the request core refuses such a URI with -32602 whatever the policy,
+    // so the client learns nothing about the rules; a deny glob still applies to it as sent.
+    return call !== undefined ? decide(compiled, principal, kind, name) : NOT_CANONICAL;
+  }
   let decided = decide(compiled, principal, kind, canonical);
   if (name !== canonical) decided = stricter(decided, decide(compiled, principal, kind, name));
   if (sent !== undefined && sent !== name) {
@@ -99,6 +111,10 @@ export function decideForms(
   const decoded = decodedUri(canonical);
   if (decoded !== canonical) {
     decided = stricter(decided, decide(compiled, principal, kind, decoded));
+  }
+  const folded = foldedHost(canonical);
+  if (folded !== canonical) {
+    decided = stricter(decided, decide(compiled, principal, kind, folded, true));
   }
   return decided;
 }
@@ -112,9 +128,13 @@ function verdict(allowed: boolean, reason: string): Verdict {
   return Object.freeze({ allowed, reason });
 }
 
-function firstMatch(rules: readonly Rule[] | undefined, name: string): Rule | undefined {
+function firstMatch(
+  rules: readonly Rule[] | undefined,
+  name: string,
+  folded: boolean,
+): Rule | undefined {
   if (rules === undefined) return undefined;
-  for (const rule of rules) if (rule.matches(name)) return rule;
+  for (const rule of rules) if ((folded ? rule.matchesFolded : rule.matches)(name)) return rule;
   return undefined;
 }
 
@@ -159,6 +179,7 @@ function compileList(
     }
     return {
       matches: compileGlob(canonical),
+      matchesFolded: uris ? compileGlob(foldedHost(canonical)) : NEVER,
       verdict: verdict(allows, `${allows ? "allowed" : "denied"} by ${described}`),
     };
   });
