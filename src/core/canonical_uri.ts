@@ -116,7 +116,9 @@ export function decodedUri(canonical: string): string {
  */
 export function foldedHost(canonical: string): string {
   const start = canonical.indexOf("://");
-  if (start === -1 || !SCHEME.test(canonical)) return canonical;
+  if (start === -1 || !SCHEME.test(canonical) || !upperInAuthority(canonical, start + 1)) {
+    return canonical;
+  }
   const end = firstOf(canonical, "/?#", start + 3);
   const authority = canonical.slice(start + 3, end);
   const folded = lowerOutsideEscapes(authority);
@@ -136,8 +138,8 @@ function canonicalPlain(uri: string): string | UriRefusal {
   const scheme = schemeMatch === null ? "" : schemeMatch[0].slice(0, -1).toLowerCase();
   // The common case, `orders://ORD-1`: nothing to decode, remove or fold.
   if (
-    !uri.includes("%") && !DOT_SEGMENT.test(uri) && !DNS_SCHEMES.has(scheme) &&
-    uri.startsWith(scheme)
+    !uri.includes("%") && !DOT_SEGMENT.test(uri) && uri.startsWith(scheme) &&
+    (!DNS_SCHEMES.has(scheme) || !upperInAuthority(uri, scheme.length + 1))
   ) return uri;
   let rest = schemeMatch === null ? uri : uri.slice(scheme.length + 1);
   let authority: string | undefined;
@@ -223,6 +225,17 @@ function removeDotSegments(path: string): string {
 function lowerOutsideEscapes(text: string): string {
   if (!text.includes("%")) return text.toLowerCase();
   return text.replace(/(%[0-9A-F]{2})|[^%]+/g, (part, escape) => escape ?? part.toLowerCase());
+}
+
+/** Whether the authority after `//` at `at` has an upper-case letter; no copy is made. */
+function upperInAuthority(uri: string, at: number): boolean {
+  if (!uri.startsWith("//", at)) return false;
+  for (let index = at + 2; index < uri.length; index++) {
+    const code = uri.charCodeAt(index);
+    if (code === 0x2f || code === 0x3f || code === 0x23) return false;
+    if (code >= 0x41 && code <= 0x5a) return true;
+  }
+  return false;
 }
 
 /** The index of the first of `chars` in `text` at or after `from`, or its length. */
