@@ -79,8 +79,9 @@ function decide(
 /**
  * {@linkcode decide} over every form of a resource URI a decision could see:
  * the canonical one, the one given, the one the client sent, the decoded one
- * and the one with its host folded to lower case (against folded globs). A form that is denied denies the call, so no spelling of a denied
- * URI gets through and a URI whose forms are decided differently is refused.
+ * and the one with its host folded to lower case (against folded globs). A
+ * form that is denied denies the call, so no spelling of a denied URI gets
+ * through and a URI whose forms are decided differently is refused.
  * `call` is the guarded call when deciding in the pipeline: it carries the
  * URI as sent, and says whether the name is a URI template (a completion's
  * reference); the request core has already refused a URI with no canonical form.
@@ -94,6 +95,14 @@ export function decideForms(
 ): Verdict {
   if (kind !== "resource" || typeof name !== "string") {
     return decide(compiled, principal, kind, name);
+  }
+  // In the pipeline, with no resource rules for this caller (a policy on tools only), there is
+  // nothing to spell around, and the request core refuses a URI with no canonical form itself.
+  if (
+    call !== undefined && !hasRules(compiled.everyone) &&
+    !hasRules(principalRules(compiled, principal))
+  ) {
+    return NO_ALLOW_LIST;
   }
   const sent = call?.sentName;
   const template = call?.method === "completion/complete";
@@ -117,6 +126,16 @@ export function decideForms(
     decided = stricter(decided, decide(compiled, principal, kind, folded, true));
   }
   return decided;
+}
+
+/** Whether a level has any resource rule. */
+function hasRules(rules: RuleSet | undefined): boolean {
+  const resources = rules?.get("resource");
+  return resources !== undefined && (resources.allow !== undefined || resources.deny.length > 0);
+}
+
+function principalRules(compiled: Compiled, principal: string | undefined): RuleSet | undefined {
+  return typeof principal === "string" ? compiled.principals.get(principal) : undefined;
 }
 
 /** The denial of the two, if either denies. */
