@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { isRecord, resultOf, within } from "../_helpers/helpers.ts";
 import { ROOT, type ServerProcess, spawnServer } from "../_helpers/subprocess.ts";
+import { verifyAuditLog } from "../../src/guardrails/audit/verify.ts";
 
 const decoder = new TextDecoder();
 /** The note on ORD-2 holds this partner API key; the policy's ODK rule masks it. */
@@ -50,7 +51,8 @@ function auditLines(stderr: readonly string[]): Record<string, unknown>[] {
   for (const line of stderr) {
     if (!line.startsWith("{")) continue;
     const value: unknown = JSON.parse(line);
-    if (isRecord(value) && typeof value.seq === "number") entries.push(value);
+    // The chain's genesis and checkpoint lines are not call entries.
+    if (isRecord(value) && typeof value.seq === "number" && !("event" in value)) entries.push(value);
   }
   return entries;
 }
@@ -236,10 +238,15 @@ function auditArgs(file: string): string[] {
   ];
 }
 
+/** The call entries of an audit file, after checking that the whole file verifies. */
 async function fileLines(path: string): Promise<Record<string, unknown>[]> {
   const text = await Deno.readTextFile(path);
   assert.ok(text.endsWith("\n"), "the last line is complete");
-  return text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(verifyAuditLog(text).error, undefined, "the audit file verifies");
+  const lines: Record<string, unknown>[] = text.slice(0, -1).split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  return lines.filter((line) => !("event" in line));
 }
 
 /** Three guarded calls with different outcomes. */

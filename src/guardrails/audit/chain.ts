@@ -85,7 +85,8 @@ export class AuditChain {
   constructor(key: Uint8Array | undefined, continues: ChainLink | undefined) {
     this.#key = key;
     this.algorithm = key === undefined ? "sha256" : "hmac-sha256";
-    this.seq = continues?.seq ?? 0;
+    // A chain that continues nothing starts at seq 0, so its entries count from 1.
+    this.seq = continues?.seq ?? -1;
     this.#prev = continues?.hash ?? NO_PREVIOUS;
   }
 

@@ -113,7 +113,9 @@ function genesis(
   const seq = fields.seq as number;
   const continues = fields.continues;
   if (continues === null) {
-    if (fields.prev !== NO_PREVIOUS) fail("a genesis that continues nothing has a prev hash");
+    if (fields.prev !== NO_PREVIOUS || seq !== 0) {
+      fail("a genesis that continues nothing must have seq 0 and no prev hash");
+    }
   } else checkContinuation(continues, seq, fields.prev as string, chains);
   return {
     keyed,
