@@ -52,7 +52,9 @@ function auditLines(stderr: readonly string[]): Record<string, unknown>[] {
     if (!line.startsWith("{")) continue;
     const value: unknown = JSON.parse(line);
     // The chain's genesis and checkpoint lines are not call entries.
-    if (isRecord(value) && typeof value.seq === "number" && !("event" in value)) entries.push(value);
+    if (isRecord(value) && typeof value.seq === "number" && !("event" in value)) {
+      entries.push(value);
+    }
   }
   return entries;
 }

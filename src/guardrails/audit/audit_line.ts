@@ -134,7 +134,10 @@ function cutEntry(entry: AuditEntry, whole: string, budget: number): string {
 }
 
 /** Cuts one short field of `shell` to {@linkcode FIELD_BYTES}; whether anything was cut. */
-function cutShortField(shell: Record<string, unknown>, field: typeof SHORT_FIELDS[number]): boolean {
+function cutShortField(
+  shell: Record<string, unknown>,
+  field: typeof SHORT_FIELDS[number],
+): boolean {
   const value = shell[field];
   if (field === "client" && value !== null && typeof value === "object") {
     const name = cutString("name" in value ? value.name : null);

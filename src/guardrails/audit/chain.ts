@@ -53,7 +53,10 @@ export function keyBytes(key: Uint8Array | string): Uint8Array {
  * the first 16 hex digits of SHA-256 over a fixed label and the key.
  */
 export function keyId(key: Uint8Array): string {
-  return createHash("sha256").update("warden-audit-key-id\0").update(key).digest("hex").slice(0, 16);
+  return createHash("sha256").update("warden-audit-key-id\0").update(key).digest("hex").slice(
+    0,
+    16,
+  );
 }
 
 /** The hash of a line's body (the line up to its hash field, closed with `}`). */
@@ -107,7 +110,12 @@ export class AuditChain {
    * The chain's first line: how it hashes, with which key, and what it
    * continues (`null` for nothing: a new file, or a per-process chain).
    */
-  genesis(now: number, scope: "file" | "process", maxLineBytes: number, continues: ChainLink | undefined): string {
+  genesis(
+    now: number,
+    scope: "file" | "process",
+    maxLineBytes: number,
+    continues: ChainLink | undefined,
+  ): string {
     return this.seal(JSON.stringify({
       seq: this.nextSeq(),
       time: new Date(now).toISOString(),

@@ -9,23 +9,10 @@
  * @module
  */
 
-import { hashBody, HASH_SUFFIX_LENGTH, keyBytes, keyId, NO_PREVIOUS } from "./chain.ts";
+import { HASH_SUFFIX_LENGTH, hashBody, keyBytes, keyId, NO_PREVIOUS } from "./chain.ts";
 
-/** What verification found. */
-export interface AuditVerification {
-  /** Whether the whole log verified. */
-  ok: boolean;
-  /** Lines verified (before the first bad one, when there is one). */
-  lines: number;
-  /** Call entries among them (genesis and checkpoint lines not counted). */
-  entries: number;
-  /** Chains seen. */
-  chains: number;
-  /** Whether every chain ends with a checkpoint or is continued by a later run. */
-  checkpoint: boolean;
-  /** The first bad line (1-based) and why; absent when `ok`. */
-  error?: { line: number; reason: string };
-}
+/** What verification found (the return type of {@linkcode verifyAuditLog}). */
+export type AuditVerification = ReturnType<typeof verifyAuditLog>;
 
 /** What is known of one chain so far. */
 interface ChainState {
@@ -62,7 +49,8 @@ function parseLine(text: string): Line {
   if (text === "") fail("empty line");
   const hash = text.slice(-HASH_SUFFIX_LENGTH + 9, -2);
   if (
-    !text.endsWith('"}') || text.slice(-HASH_SUFFIX_LENGTH, -HASH_SUFFIX_LENGTH + 9) !== ',"hash":"' ||
+    !text.endsWith('"}') ||
+    text.slice(-HASH_SUFFIX_LENGTH, -HASH_SUFFIX_LENGTH + 9) !== ',"hash":"' ||
     !HEX64.test(hash)
   ) fail("not a chained audit line: it does not end with its hash");
   const body = `${text.slice(0, -HASH_SUFFIX_LENGTH)}}`;
@@ -85,9 +73,11 @@ function parseLine(text: string): Line {
 /** Checks a line's hash under its chain's algorithm. */
 function checkHash(line: Line, keyed: boolean, key: Uint8Array | undefined): void {
   if (hashBody(line.body, keyed ? key : undefined) !== line.hash) {
-    fail(keyed
-      ? "its hash does not match its content: the line was changed, or not signed with this key"
-      : "its hash does not match its content: the line was changed");
+    fail(
+      keyed
+        ? "its hash does not match its content: the line was changed, or not signed with this key"
+        : "its hash does not match its content: the line was changed",
+    );
   }
 }
 
@@ -101,7 +91,9 @@ function genesis(
   const id = fields.chain as string;
   if (chains.has(id)) fail(`a second genesis for chain ${id}`);
   const keyed = fields.alg === "hmac-sha256";
-  if (!keyed && fields.alg !== "sha256") fail(`unknown hash algorithm ${JSON.stringify(fields.alg)}`);
+  if (!keyed && fields.alg !== "sha256") {
+    fail(`unknown hash algorithm ${JSON.stringify(fields.alg)}`);
+  }
   if (keyed && key === undefined) fail(`chain ${id} is keyed (hmac-sha256): give its key`);
   if (!keyed && key !== undefined) {
     fail(`chain ${id} is not keyed, but a key was given: anyone could have written it`);
@@ -142,7 +134,9 @@ function checkContinuation(
   const earlier = typeof chain === "string" ? chains.get(chain) : undefined;
   if (earlier === undefined || typeof at !== "number" || earlier.recent.get(at) !== hash) {
     fail(
-      `it continues chain ${String(chain)} at seq ${String(at)}, which is not earlier in the log: lines are missing before it`,
+      `it continues chain ${String(chain)} at seq ${
+        String(at)
+      }, which is not earlier in the log: lines are missing before it`,
     );
   }
   if (prev !== hash || seq !== at + 1) fail("its prev and seq do not follow the line it continues");
@@ -156,7 +150,9 @@ function follow(line: Line, state: ChainState, key: Uint8Array | undefined): voi
   const seq = fields.seq as number;
   if (seq !== state.seq + 1) {
     fail(
-      `expected seq ${state.seq + 1} of chain ${String(fields.chain)}, found ${seq}: a line is missing, repeated or out of order`,
+      `expected seq ${state.seq + 1} of chain ${
+        String(fields.chain)
+      }, found ${seq}: a line is missing, repeated or out of order`,
     );
   }
   if (fields.prev !== state.hash) {
@@ -164,7 +160,9 @@ function follow(line: Line, state: ChainState, key: Uint8Array | undefined): voi
   }
   if (fields.event === "checkpoint") {
     if (fields.entries !== state.entries) {
-      fail(`the checkpoint counts ${String(fields.entries)} entries, the chain holds ${state.entries}`);
+      fail(
+        `the checkpoint counts ${String(fields.entries)} entries, the chain holds ${state.entries}`,
+      );
     }
     state.checkpointed = true;
   } else if (fields.event !== undefined) {
@@ -205,7 +203,20 @@ function remember(state: ChainState, lineNumber: number): void {
 export function verifyAuditLog(
   log: Uint8Array | string,
   options: { key?: Uint8Array | string; open?: boolean } = {},
-): AuditVerification {
+): {
+  /** Whether the whole log verified. */
+  ok: boolean;
+  /** Lines verified (before the first bad one, when there is one). */
+  lines: number;
+  /** Call entries among them (genesis and checkpoint lines not counted). */
+  entries: number;
+  /** Chains seen. */
+  chains: number;
+  /** Whether every chain ends with a checkpoint or is continued by a later run. */
+  checkpoint: boolean;
+  /** The first bad line (1-based) and why; absent when `ok`. */
+  error?: { line: number; reason: string };
+} {
   const key = options.key === undefined ? undefined : keyBytes(options.key);
   const { lines: texts, complete } = splitLines(log);
   const chains = new Map<string, ChainState>();
@@ -252,7 +263,8 @@ function openChain(chains: Map<string, ChainState>): { line: number; reason: str
     if (first === undefined || state.line < first.line) {
       first = {
         line: state.line,
-        reason: `chain ${id} ends here without a checkpoint: lines after it are missing, or its server did not shut down cleanly`,
+        reason:
+          `chain ${id} ends here without a checkpoint: lines after it are missing, or its server did not shut down cleanly`,
       };
     }
   }

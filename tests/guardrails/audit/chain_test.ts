@@ -186,7 +186,11 @@ Deno.test("a keyed log verifies only with its key", async () => {
 });
 
 /** Rewrites a whole log as an attacker would: each line edited by `edit`, then rehashed. */
-function forge(lines: readonly string[], edit: (fields: Record<string, unknown>) => void, key?: string): string[] {
+function forge(
+  lines: readonly string[],
+  edit: (fields: Record<string, unknown>) => void,
+  key?: string,
+): string[] {
   let prev: string | undefined;
   return lines.map((line) => {
     const fields = JSON.parse(line);
@@ -258,7 +262,9 @@ Deno.test("two instances appending to one file keep one chain each, and both ver
   for (const server of servers) await server.handle(initialize());
   for (let i = 0; i < 6; i++) {
     const server = servers[i % 2];
-    await server?.handle(request(i + 2, "tools/call", { name: "echo", arguments: { text: `${i}` } }));
+    await server?.handle(
+      request(i + 2, "tools/call", { name: "echo", arguments: { text: `${i}` } }),
+    );
   }
   for (const server of servers) await server.close();
   const lines = (await linesOf(path)).map((line) => JSON.parse(line));
