@@ -329,3 +329,45 @@ Deno.test({
     });
   },
 });
+
+Deno.test("two runs of the example on one audit file: the second continues the seq and chain", async () => {
+  await withTempDir(async (dir) => {
+    const file = `${dir}/audit.jsonl`;
+    // Reading the file's last line is what lets a run continue it.
+    const args = auditArgs(file).map((arg) =>
+      arg === "--allow-read=examples/policy.jsonc" ? `${arg},${file}` : arg
+    );
+    for (let run = 0; run < 2; run++) {
+      const desk = spawnDesk(args);
+      try {
+        await threeCalls(desk);
+        await desk.closeInput();
+        assert.equal((await within(desk.status, 10_000, "the example to exit")).code, 0);
+        await desk.pipesDone();
+        assert.ok(
+          !desk.stderr.some((line) => line.includes("audit sink failed")),
+          desk.stderr.join("\n"),
+        );
+      } finally {
+        await desk.cleanUp();
+      }
+    }
+    const text = await Deno.readTextFile(file);
+    const lines = text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((line) => line.seq), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(lines.map((line) => line.event ?? "call"), [
+      "genesis",
+      "call",
+      "call",
+      "call",
+      "checkpoint",
+      "genesis",
+      "call",
+      "call",
+      "call",
+      "checkpoint",
+    ]);
+    const report = verifyAuditLog(text);
+    assert.deepEqual(report, { ok: true, lines: 10, entries: 6, chains: 2, checkpoint: true });
+  });
+});

@@ -12,28 +12,9 @@ import { auditLog, fileAuditSink, stderrAuditSink } from "../../../guardrails.ts
 import { verifyAuditLog } from "../../../src/guardrails/audit/verify.ts";
 import { hashBody } from "../../../src/guardrails/audit/chain.ts";
 import { echoFixtures, initialize, request } from "../../_helpers/helpers.ts";
+import { runServer } from "../../_helpers/audit_chain.ts";
 
 const KEY = "an audit key of 32 bytes, no less";
-
-/** Runs `calls` echo calls through a server auditing to `path`, then closes it (the checkpoint). */
-export async function runServer(
-  path: string,
-  calls: readonly unknown[],
-  options: { key?: string; maxLineBytes?: number } = {},
-): Promise<void> {
-  const server = createServer({
-    name: "t",
-    version: "1",
-    ...echoFixtures(),
-    guardrails: [auditLog({ sink: fileAuditSink(path), ...options })],
-  });
-  await server.handle(initialize());
-  let id = 1;
-  for (const text of calls) {
-    await server.handle(request(++id, "tools/call", { name: "echo", arguments: { text } }));
-  }
-  await server.close();
-}
 
 async function tempLog(): Promise<string> {
   return `${await Deno.makeTempDir()}/audit.jsonl`;
