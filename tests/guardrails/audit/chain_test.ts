@@ -260,3 +260,29 @@ Deno.test("hashes cover the bytes written: editing only whitespace inside a stri
   edited[2] = (edited[2] ?? "").replace('"text":"b"', '"text":"b "');
   failsAt(joined(edited), 3, /hash does not match/);
 });
+
+Deno.test("two writers appending large batches to one file never interleave inside a line", async () => {
+  const path = await tempLog();
+  const servers = [0, 1].map(() =>
+    createServer({
+      name: "t",
+      version: "1",
+      ...echoFixtures(),
+      guardrails: [auditLog({ sink: fileAuditSink(path) })],
+    })
+  );
+  for (const server of servers) await server.handle(initialize());
+  // Batches of megabytes from each writer at once: many lines near the bound, multi-byte text.
+  const text = "é€😀x".repeat(4_000);
+  await Promise.all(
+    servers.flatMap((server, s) =>
+      Array.from({ length: 80 }, (_, i) =>
+        server.handle(
+          request(i + 2, "tools/call", { name: "echo", arguments: { text: `${s}${i}${text}` } }),
+        ))
+    ),
+  );
+  for (const server of servers) await server.close();
+  const report = verifyAuditLog(await Deno.readFile(path));
+  assert.deepEqual(report, { ok: true, lines: 164, entries: 160, chains: 2, checkpoint: true });
+});
