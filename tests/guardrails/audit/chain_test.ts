@@ -13,6 +13,7 @@ import { verifyAuditLog } from "../../../src/guardrails/audit/verify.ts";
 import { hashBody } from "../../../src/guardrails/audit/chain.ts";
 import { echoFixtures, initialize, request } from "../../_helpers/helpers.ts";
 import { runServer } from "../../_helpers/audit_chain.ts";
+import { prng } from "../../_helpers/redact_samples.ts";
 
 const KEY = "an audit key of 32 bytes, no less";
 
@@ -285,4 +286,36 @@ Deno.test("two writers appending large batches to one file never interleave insi
   for (const server of servers) await server.close();
   const report = verifyAuditLog(await Deno.readFile(path));
   assert.deepEqual(report, { ok: true, lines: 164, entries: 160, chains: 2, checkpoint: true });
+});
+
+Deno.test("property: any single changed byte fails verification at exactly its line", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a", "é\u2028😀", "c\u0000", "d"], { key: KEY });
+  await runServer(path, ["e", "f"], { key: KEY });
+  const log = await Deno.readFile(path);
+  assert.equal(verifyAuditLog(log, { key: KEY }).ok, true);
+  const random = prng(22);
+  for (let round = 0; round < 400; round++) {
+    const at = Math.floor(random() * log.length);
+    const tampered = log.slice();
+    const original = log[at] ?? 0;
+    tampered[at] = (original + 1 + Math.floor(random() * 255)) % 256;
+    let line = 1;
+    for (let i = 0; i < at; i++) if (log[i] === 0x0a) line++;
+    const report = verifyAuditLog(tampered, { key: KEY });
+    assert.equal(report.ok, false, `byte ${at}: ${original} -> ${tampered[at]}`);
+    assert.equal(report.error?.line, line, `byte ${at}: ${report.error?.reason}`);
+  }
+});
+
+Deno.test("property: any deleted line fails verification at or before its place", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a", "b", "c"]);
+  await runServer(path, ["d", "e"]);
+  const lines = await linesOf(path);
+  for (let i = 0; i < lines.length; i++) {
+    const report = verifyAuditLog(joined(lines.toSpliced(i, 1)));
+    assert.equal(report.ok, false, `line ${i + 1} deleted`);
+    assert.ok((report.error?.line ?? Infinity) <= i + 1, `line ${i + 1}: ${report.error?.line}`);
+  }
 });
