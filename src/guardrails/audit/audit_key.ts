@@ -31,6 +31,7 @@ export async function readAuditKey(path: string): Promise<Uint8Array> {
   try {
     return keyBytes(bytes.subarray(0, end));
   } catch (error) {
-    throw new Error(`Cannot read audit key ${path}: ${(error as Error).message}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot read audit key ${path}: ${reason}`);
   }
 }

@@ -162,7 +162,9 @@ function argumentsJson(value: unknown): string {
 function cutString(value: unknown): { value: unknown; cut: boolean } {
   if (typeof value !== "string") return { value, cut: false };
   const { json, cut } = clipToJson(value, FIELD_BYTES);
-  return { value: cut ? JSON.parse(json) as string : value, cut };
+  if (!cut) return { value, cut };
+  const parsed: unknown = JSON.parse(json);
+  return { value: parsed, cut };
 }
 
 /**

@@ -38,11 +38,18 @@ function fail(reason: string): never {
   throw new Failure(reason);
 }
 
-/** A parsed line: its fields and the hash it claims. */
+/** A parsed line: its fields, the chain fields checked, and the hash it claims. */
 interface Line {
-  readonly fields: Record<string, unknown>;
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly chain: string;
+  readonly seq: number;
+  readonly prev: string;
   readonly body: string;
   readonly hash: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function parseLine(text: string): Line {
@@ -60,14 +67,12 @@ function parseLine(text: string): Line {
   } catch {
     fail("not valid JSON");
   }
-  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    fail("not a JSON object");
-  }
-  const record = fields as Record<string, unknown>;
-  if (typeof record.chain !== "string" || record.chain === "") fail("no chain id");
-  if (!Number.isSafeInteger(record.seq)) fail("no seq");
-  if (typeof record.prev !== "string" || !HEX64.test(record.prev)) fail("no prev hash");
-  return { fields: record, body, hash };
+  if (!isRecord(fields)) fail("not a JSON object");
+  const { chain, seq, prev } = fields;
+  if (typeof chain !== "string" || chain === "") fail("no chain id");
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq)) fail("no seq");
+  if (typeof prev !== "string" || !HEX64.test(prev)) fail("no prev hash");
+  return { fields, chain, seq, prev, body, hash };
 }
 
 /** Checks a line's hash under its chain's algorithm. */
@@ -87,8 +92,7 @@ function genesis(
   chains: Map<string, ChainState>,
   key: Uint8Array | undefined,
 ): ChainState {
-  const { fields } = line;
-  const id = fields.chain as string;
+  const { fields, chain: id, seq } = line;
   if (chains.has(id)) fail(`a second genesis for chain ${id}`);
   const keyed = fields.alg === "hmac-sha256";
   if (!keyed && fields.alg !== "sha256") {
@@ -102,13 +106,12 @@ function genesis(
     fail(`chain ${id} was signed with another key (key_id ${JSON.stringify(fields.key_id)})`);
   }
   checkHash(line, keyed, key);
-  const seq = fields.seq as number;
   const continues = fields.continues;
   if (continues === null) {
-    if (fields.prev !== NO_PREVIOUS || seq !== 0) {
+    if (line.prev !== NO_PREVIOUS || seq !== 0) {
       fail("a genesis that continues nothing must have seq 0 and no prev hash");
     }
-  } else checkContinuation(continues, seq, fields.prev as string, chains);
+  } else checkContinuation(continues, seq, line.prev, chains);
   return {
     keyed,
     seq,
@@ -145,17 +148,15 @@ function checkContinuation(
 
 /** Checks a line that follows its chain's previous line. */
 function follow(line: Line, state: ChainState, key: Uint8Array | undefined): void {
-  const { fields } = line;
+  const { fields, seq } = line;
   checkHash(line, state.keyed, key);
-  const seq = fields.seq as number;
   if (seq !== state.seq + 1) {
+    const expected = state.seq + 1;
     fail(
-      `expected seq ${state.seq + 1} of chain ${
-        String(fields.chain)
-      }, found ${seq}: a line is missing, repeated or out of order`,
+      `expected seq ${expected} of chain ${line.chain}, found ${seq}: a line is missing, repeated or out of order`,
     );
   }
-  if (fields.prev !== state.hash) {
+  if (line.prev !== state.hash) {
     fail(`its prev is not the hash of the chain's previous line (line ${state.line})`);
   }
   if (fields.event === "checkpoint") {
@@ -244,7 +245,7 @@ function verifyLine(
   key: Uint8Array | undefined,
   lineNumber: number,
 ): void {
-  const id = line.fields.chain as string;
+  const id = line.chain;
   let state = chains.get(id);
   if (line.fields.event === "genesis") {
     state = genesis(line, chains, key);

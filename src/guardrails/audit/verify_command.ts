@@ -61,7 +61,8 @@ export async function runVerifyCommand(
       },
     });
   } catch (error) {
-    print.err(`${(error as Error).message}\n\n${VERIFY_USAGE}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    print.err(`${reason}\n\n${VERIFY_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
