@@ -22,10 +22,17 @@ export const VERIFY_USAGE = [
   "  --open          accept chains without a final checkpoint (a log still being written)",
 ].join("\n");
 
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /** What the command prints for a report. */
 export function describeVerification(file: string, report: AuditVerification): string {
-  const chains = `${report.chains} chain${report.chains === 1 ? "" : "s"}`;
-  const counted = `${report.lines} lines, ${report.entries} call entries, ${chains}`;
+  const counted = [
+    plural(report.lines, "line", "lines"),
+    plural(report.entries, "call entry", "call entries"),
+    plural(report.chains, "chain", "chains"),
+  ].join(", ");
   if (report.error !== undefined) {
     return `${file}: FAILED at line ${report.error.line}: ${report.error.reason}\n` +
       `(verified before it: ${counted})`;

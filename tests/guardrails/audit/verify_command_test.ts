@@ -41,7 +41,7 @@ Deno.test("verify exits 0 on a good log and 1 naming the first bad line, 2 on us
   const bad = await verify("verify", `${dir}/tampered.jsonl`);
   assert.equal(bad.code, 1);
   assert.match(bad.stdout, /FAILED at line 3: its hash does not match its content/);
-  assert.match(bad.stdout, /verified before it: 2 lines, 1 call entries, 1 chain/);
+  assert.match(bad.stdout, /verified before it: 2 lines, 1 call entry, 1 chain/);
   assert.equal((await verify("verify")).code, 2);
   assert.equal((await verify("check", path)).code, 2);
   const missing = await verify("verify", `${dir}/missing.jsonl`);
