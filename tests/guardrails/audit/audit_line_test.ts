@@ -22,6 +22,7 @@ import { createServer } from "../../../mod.ts";
 import { prng } from "../../_helpers/redact_samples.ts";
 import { echoFixtures, initialize, modernRequest, request } from "../../_helpers/helpers.ts";
 import { modernPost, openSession } from "../../_helpers/http_helpers.ts";
+import { MemoryTransport } from "../../../testing.ts";
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
 
@@ -195,14 +196,23 @@ Deno.test("property: any entry, any bound: lines fit, parse, keep fitting key fi
   }
 });
 
-Deno.test("the line bound holds in both eras and over HTTP as over a direct connection", async () => {
+Deno.test("the line bound holds in both eras, over HTTP, a connection and a direct call", async () => {
   const big = { text: "é\u2028".repeat(100_000) }; // about 800 KB of JSON: under the HTTP body limit
-  for (const transport of ["direct", "http"] as const) {
+  for (const transport of ["direct", "memory", "http"] as const) {
     for (const era of ["legacy", "modern"] as const) {
       const lines: string[] = [];
       const server = auditedServer(lines, MIN_MAX_LINE_BYTES, undefined);
       const params = { name: "echo", arguments: big };
-      if (transport === "direct") {
+      if (transport === "memory") {
+        const call = era === "legacy"
+          ? request(2, "tools/call", params)
+          : modernRequest(2, "tools/call", params);
+        const opening = era === "legacy"
+          ? [initialize(), { jsonrpc: "2.0", method: "notifications/initialized" }]
+          : [];
+        // A connection's read and write loop, ended by EOF after the last message.
+        await server.connect(new MemoryTransport([...opening, call]));
+      } else if (transport === "direct") {
         if (era === "legacy") await server.handle(initialize());
         await server.handle(
           era === "legacy"
