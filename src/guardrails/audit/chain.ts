@@ -9,7 +9,7 @@
  * @module
  */
 
-import { createHash, createHmac } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 
 /** How a chain's hashes are made: plain SHA-256, or HMAC-SHA-256 under the audit key. */
 export type ChainAlgorithm = "sha256" | "hmac-sha256";
@@ -59,10 +59,32 @@ export function keyId(key: Uint8Array): string {
   );
 }
 
-/** The hash of a line's body (the line up to its hash field, closed with `}`). */
+/** Hashes a line's body (the line up to its hash field, closed with `}`) to hex. */
+export type LineHasher = (body: string) => string;
+
+const SHA256_BLOCK_BYTES = 64;
+
+/**
+ * The hasher of a chain: SHA-256, or HMAC-SHA-256 (RFC 2104) under `key`. The
+ * HMAC's padded keys are hashed once and their states copied for each line,
+ * which halves the cost of `createHmac` per line (its key set-up dominates
+ * lines this short); a test holds it equal to `createHmac`.
+ */
+export function lineHasher(key: Uint8Array | undefined): LineHasher {
+  if (key === undefined) return (body) => createHash("sha256").update(body, "utf8").digest("hex");
+  const block = new Uint8Array(SHA256_BLOCK_BYTES);
+  block.set(key.length > SHA256_BLOCK_BYTES ? createHash("sha256").update(key).digest() : key);
+  const inner: Hash = createHash("sha256").update(block.map((byte) => byte ^ 0x36));
+  const outer: Hash = createHash("sha256").update(block.map((byte) => byte ^ 0x5c));
+  return (body) => {
+    const digest = inner.copy().update(body, "utf8").digest();
+    return outer.copy().update(digest).digest("hex");
+  };
+}
+
+/** The hash of one line's body; {@linkcode lineHasher} for many lines. */
 export function hashBody(body: string, key: Uint8Array | undefined): string {
-  const hash = key === undefined ? createHash("sha256") : createHmac("sha256", key);
-  return hash.update(body, "utf8").digest("hex");
+  return lineHasher(key)(body);
 }
 
 /**
@@ -79,6 +101,7 @@ export class AuditChain {
   /** Call entries sealed since the chain began. */
   entries = 0;
   readonly #key: Uint8Array | undefined;
+  readonly #hash: LineHasher;
   #prev: string;
 
   /**
@@ -87,6 +110,7 @@ export class AuditChain {
    */
   constructor(key: Uint8Array | undefined, continues: ChainLink | undefined) {
     this.#key = key;
+    this.#hash = lineHasher(key);
     this.algorithm = key === undefined ? "sha256" : "hmac-sha256";
     // A chain that continues nothing starts at seq 0, so its entries count from 1.
     this.seq = continues?.seq ?? -1;
@@ -96,7 +120,7 @@ export class AuditChain {
   /** Seals an object's JSON text (which must end in `}`) as the chain's next line. */
   seal(json: string): string {
     const body = `${json.slice(0, -1)},"chain":"${this.id}","prev":"${this.#prev}"}`;
-    const hash = hashBody(body, this.#key);
+    const hash = this.#hash(body);
     this.#prev = hash;
     return `${body.slice(0, -1)},"hash":"${hash}"}`;
   }

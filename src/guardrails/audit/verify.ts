@@ -9,7 +9,14 @@
  * @module
  */
 
-import { HASH_SUFFIX_LENGTH, hashBody, keyBytes, keyId, NO_PREVIOUS } from "./chain.ts";
+import {
+  HASH_SUFFIX_LENGTH,
+  keyBytes,
+  keyId,
+  type LineHasher,
+  lineHasher,
+  NO_PREVIOUS,
+} from "./chain.ts";
 
 /** What verification found (the return type of {@linkcode verifyAuditLog}). */
 export type AuditVerification = ReturnType<typeof verifyAuditLog>;
@@ -75,9 +82,23 @@ function parseLine(text: string): Line {
   return { fields, chain, seq, prev, body, hash };
 }
 
+const PLAIN: LineHasher = lineHasher(undefined);
+/** One hasher per key, so its padded keys are prepared once per verification. */
+const keyedHashers = new WeakMap<Uint8Array, LineHasher>();
+
+function hasherFor(key: Uint8Array): LineHasher {
+  let hasher = keyedHashers.get(key);
+  if (hasher === undefined) {
+    hasher = lineHasher(key);
+    keyedHashers.set(key, hasher);
+  }
+  return hasher;
+}
+
 /** Checks a line's hash under its chain's algorithm. */
 function checkHash(line: Line, keyed: boolean, key: Uint8Array | undefined): void {
-  if (hashBody(line.body, keyed ? key : undefined) !== line.hash) {
+  const hash = keyed && key !== undefined ? hasherFor(key) : PLAIN;
+  if (hash(line.body) !== line.hash) {
     fail(
       keyed
         ? "its hash does not match its content: the line was changed, or not signed with this key"

@@ -319,3 +319,19 @@ Deno.test("property: any deleted line fails verification at or before its place"
     assert.ok((report.error?.line ?? Infinity) <= i + 1, `line ${i + 1}: ${report.error?.line}`);
   }
 });
+
+Deno.test("the chain's HMAC equals node:crypto's createHmac for keys of every length class", async () => {
+  const { createHmac } = await import("node:crypto");
+  const { lineHasher } = await import("../../../src/guardrails/audit/chain.ts");
+  const random = prng(2104);
+  for (const length of [16, 32, 63, 64, 65, 200]) {
+    const key = Uint8Array.from({ length }, () => Math.floor(random() * 256));
+    const hasher = lineHasher(key);
+    for (const body of ["", "{}", '{"a":"é\\u2028😀"}', "x".repeat(10_000)]) {
+      // Twice each: the prepared states are copied, never used up.
+      for (let i = 0; i < 2; i++) {
+        assert.equal(hasher(body), createHmac("sha256", key).update(body, "utf8").digest("hex"));
+      }
+    }
+  }
+});
