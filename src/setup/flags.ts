@@ -14,7 +14,10 @@ import { telemetryEnabled } from "../runtime/telemetry_env.ts";
 import { checkStoreUrl, openReadyStore } from "../store/open_store.ts";
 import { type SharedStore, StoreUnavailableError } from "../store/shared_store.ts";
 import type { ServerOptions } from "../server/types.ts";
+import { parseListenAddress } from "./listen_address.ts";
 import { parseQuotaFlags } from "./quota_flags.ts";
+
+export { parseListenAddress };
 
 /** The flags a server was started with. */
 export interface ServerFlags {
@@ -179,16 +182,6 @@ export async function parseServerFlags(
     }
   }
   return { action: "run", flags };
-}
-
-/** `PORT`, `HOST:PORT` or `[IPV6]:PORT` as a hostname and port; undefined when malformed. */
-export function parseListenAddress(value: string): { hostname: string; port: number } | undefined {
-  const colon = value.lastIndexOf(":");
-  const host = colon === -1 ? "127.0.0.1" : value.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
-  const portText = colon === -1 ? value : value.slice(colon + 1);
-  const port = Number(portText);
-  if (!/^[0-9]+$/.test(portText) || port > 65535 || host.length === 0) return undefined;
-  return { hostname: host, port };
 }
 
 /**
