@@ -21,7 +21,7 @@ import type { TaskStore } from "./store.ts";
 export interface TaskOptions {
   /**
    * Where tasks are kept; the server closes it on `close()`.
-   * @default {a SharedTaskStore on the server's `store` when one is given, else a MemoryTaskStore: 1000 tasks, 16 MiB}
+   * @default {a SharedTaskStore on the server's `store` when one is given, else a MemoryTaskStore: 1000 tasks, 16 MiB; either keeps `quotas.tasks` (100) per principal}
    */
   store?: TaskStore;
   /**
