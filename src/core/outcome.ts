@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, quote, RpcError } from "../jsonrpc/errors.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import { InputRequiredError } from "./client_asks.ts";
 
@@ -65,5 +65,17 @@ export function invalidParams(
   return {
     status: "invalid",
     error: new RpcError(ErrorCode.InvalidParams, message, { violations }),
+  };
+}
+
+/**
+ * The outcome for an item that does not exist: -32601 in the legacy era (as
+ * Warden's protocol contract says; -32002 is its rate limit there); the
+ * modern front door answers -32602 for it, with `data.uri` for a resource.
+ */
+export function notFound(kind: string, name: string): CallOutcome {
+  return {
+    status: "not_found",
+    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
   };
 }

@@ -19,6 +19,7 @@ import { paginate } from "./pagination.ts";
 import { getPrompt } from "./prompts.ts";
 import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
+import { notFound } from "./outcome.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
 import { runTool } from "./tools.ts";
@@ -37,13 +38,7 @@ export interface ParsedCall {
   readonly problem: RpcError | undefined;
 }
 
-/** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
-export function notFound(kind: string, name: string): CallOutcome {
-  return {
-    status: "not_found",
-    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
-  };
-}
+export { notFound } from "./outcome.ts";
 
 /** The key of `params` that names the item of each guarded method. */
 const NAME_KEYS: Readonly<Record<CallKind, string>> = {

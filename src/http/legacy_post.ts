@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode } from "../jsonrpc/errors.ts";
+import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
 import type { HttpSession } from "./http_session.ts";
@@ -34,7 +34,8 @@ export async function legacyPost<S extends HttpProtocolSession>(
     return rpcError(
       400,
       ErrorCode.InvalidRequest,
-      `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
+      // Masked before it is cut short, so a cut cannot hide a secret from the mask.
+      `Bad request: unsupported protocol version ${quote(endpoint.host.mask(version), 40)}`,
     );
   }
   const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";

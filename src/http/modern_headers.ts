@@ -39,15 +39,19 @@ const HEADER_MISMATCH = ModernErrorCode.HeaderMismatch;
 const INVALID_PARAMS = ErrorCode.InvalidParams;
 const INVALID_REQUEST = ErrorCode.InvalidRequest;
 
-/** Where `Mcp-Name` comes from, by method. */
-const NAME_SOURCES: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
+/**
+ * Where `Mcp-Name` comes from, by method. A `Map`: the method is the
+ * client's text, and a plain object would answer `constructor` or
+ * `toString` from its prototype.
+ */
+export const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+  ["tasks/get", "taskId"],
+  ["tasks/update", "taskId"],
+  ["tasks/cancel", "taskId"],
+]);
 
 /**
  * Whether a POST is for the modern era: its body's `_meta` names a revision,
@@ -222,7 +226,7 @@ function methodHeader(
 
 /** `Mcp-Name` agrees with the body's name, URI or task id, where the method has one. */
 function nameHeader(request: Request, message: Record<string, unknown>): HeaderProblem | undefined {
-  const nameKey = NAME_SOURCES[methodOf(message)];
+  const nameKey = NAME_SOURCES.get(methodOf(message));
   if (nameKey === undefined) return undefined;
   const header = request.headers.get("mcp-name")?.trim() ?? null;
   if (header === null) return mismatch("the Mcp-Name header is missing");
@@ -310,9 +314,18 @@ export function checkModernHeaders(
   return undefined;
 }
 
-/** The HTTP status a modern JSON-RPC error reply travels with. */
+/**
+ * The HTTP status a modern JSON-RPC error reply travels with, as the
+ * transport gives it: 400 for the header, capability and version errors,
+ * 200 for every other. 404 is for a method the server does not implement
+ * alone, which the endpoint answers before dispatch: a -32601 a handler
+ * throws (an unknown tool, say) is not that, and clients take a 404 for a
+ * session that is gone.
+ */
 export function statusOfModernError(code: number): number {
-  if (code === -32601) return 404;
-  if (code === HEADER_MISMATCH || code === -32021 || code === -32022) return 400;
+  if (
+    code === HEADER_MISMATCH || code === ModernErrorCode.MissingRequiredClientCapability ||
+    code === ModernErrorCode.UnsupportedProtocolVersion
+  ) return 400;
   return 200;
 }

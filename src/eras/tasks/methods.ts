@@ -207,7 +207,7 @@ async function onTask(
   };
   const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
   if ("error" in outcome) {
-    throw modernError(outcome, "tool", parsed.call.name, deps.services.mask);
+    throw modernError(outcome, "tool", parsed.call.name);
   }
   return modernResult(deps.serverInfo, outcome.result);
 }
