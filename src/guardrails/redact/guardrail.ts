@@ -86,6 +86,11 @@ export function redactResult(
   kind: GuardedCall["kind"],
   result: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (isRecord(result.completion)) {
+    // completion/complete, on a prompt or a template: its values are the completer's output.
+    const completion = redactValue(redactor, result.completion);
+    return completion === result.completion ? result : { ...result, completion };
+  }
   switch (kind) {
     case "tool": {
       const content = redactBlocks(redactor, result.content);
