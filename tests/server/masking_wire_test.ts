@@ -16,7 +16,7 @@ import { createMemoryPair } from "../../testing.ts";
 import { legacyMethods } from "../../src/eras/methods/legacy.ts";
 import { MODERN_METHOD_NAMES } from "../../src/eras/methods/modern.ts";
 import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
-import { MODERN, modernMeta } from "../_helpers/helpers.ts";
+import { modernMeta } from "../_helpers/helpers.ts";
 import { ENDPOINT, type HeaderPatch, headersFor } from "../_helpers/http_helpers.ts";
 
 const RULE = "ODK-[A-Za-z0-9]{24,}";
@@ -416,4 +416,62 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
   }
   assert.ok(bytes.join("").includes("-32020"), "header mismatches were answered");
   assert.ok(frames.join("").includes("-32601"), "unknown methods were answered");
+});
+
+Deno.test("the reply's last masking step masks each error and _meta once, with a mask that is not idempotent", async () => {
+  // One pass turns "b" into "ab", a second would make it "aab".
+  const redact = { presets: false, defaultKeys: false, patterns: ["b"], mask: "ab" } as const;
+  const server = createServer({
+    name: "once",
+    version: "1.0.0",
+    guardrails: createGuardrails({ redact, access: { tools: { deny: ["b"] } } }),
+    tools: [
+      defineTool({
+        name: "meta",
+        description: "Answers with _meta",
+        inputSchema: { type: "object" },
+        handler: () => ({ content: [{ type: "text", text: "-" }], _meta: { x: "b" } }),
+      }),
+      defineTool({
+        name: "rpc",
+        description: "Throws a protocol error",
+        inputSchema: { type: "object" },
+        handler: () => {
+          throw new RpcError(-32042, "b", { y: "b" });
+        },
+      }),
+    ],
+    resourceTemplates: [{ uriTemplate: "m://{id}", name: "m", read: () => undefined }],
+  });
+  const modern = modernMeta();
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ["tools/call", { name: "meta", arguments: {} }, { x: "ab" }],
+    ["tools/call", { name: "rpc", arguments: {} }, {
+      code: -32042,
+      message: "ab",
+      data: { y: "ab" },
+    }],
+    ["tools/call", { name: "b", arguments: {} }, {
+      code: -32001,
+      message: 'Access denied: tool "ab"',
+    }],
+    ["b", {}, { code: -32601, message: 'Method not found: "ab"' }],
+    ["resources/read", { uri: "m://b", _meta: modern }, {
+      code: -32602,
+      message: "Resource not found",
+      data: { uri: "m://ab" },
+    }],
+    ["tools/call", { name: "b", arguments: {}, _meta: modern }, {
+      code: -31001,
+      message: 'Access denied: tool "ab"',
+    }],
+  ];
+  for (const [method, params, expected] of cases) {
+    const reply = await server.handle({ jsonrpc: "2.0", id: 1, method, params });
+    assert.ok(reply !== undefined && !Array.isArray(reply));
+    const got = "error" in reply ? reply.error : (reply.result._meta as Record<string, unknown>);
+    if ("error" in reply) assert.deepEqual(got, expected, `${method} ${JSON.stringify(params)}`);
+    else assert.equal((got as { x: unknown }).x, (expected as { x: unknown }).x);
+  }
+  await server.close();
 });
