@@ -172,3 +172,29 @@ Deno.test("a header mismatch is audited with the code it was answered with, mask
   }
   assert.ok(!JSON.stringify(audit).includes(SECRET), "the audit entry is masked");
 });
+
+Deno.test("item and header names after Object.prototype members are plain unknown names", async () => {
+  const server = wireServer();
+  const session = await openSession(server);
+  const names = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"];
+  for (const name of names) {
+    for (
+      const [method, params] of [
+        ["tools/call", { name, arguments: {} }],
+        ["prompts/get", { name }],
+        ["resources/read", { uri: name }],
+      ] as const
+    ) {
+      const modern = await modernPost(server, modernRequest(1, method, params));
+      const reply = await jsonOf(modern);
+      assert.deepEqual([modern.status, errorOf(reply).code], [200, -32602], `${method} ${name}`);
+      const legacy = await jsonOf(await session.post({ jsonrpc: "2.0", id: 2, method, params }));
+      assert.equal(errorOf(legacy).code, -32601, `legacy ${method} ${name}`);
+    }
+    // An Mcp-Param header no tool declares is ignored, whatever its name.
+    const call = modernRequest(3, "tools/call", { name: "legacy_style", arguments: {} });
+    const response = await modernPost(server, call, { [`mcp-param-${name}`]: "x" });
+    assert.deepEqual([response.status, errorOf(await jsonOf(response)).code], [200, -32601], name);
+  }
+  await server.close();
+});

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { createServer, defineTool, ErrorCode, RpcError, type Server } from "../../mod.ts";
 import { callbackAuditSink, createGuardrails } from "../../guardrails.ts";
 import { createMemoryPair } from "../../testing.ts";
+import { StdioTransport } from "../../src/transports/stdio.ts";
 import { legacyMethods } from "../../src/eras/methods/legacy.ts";
 import { MODERN_METHOD_NAMES } from "../../src/eras/methods/modern.ts";
 import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
@@ -341,14 +342,61 @@ async function overHttp(fetch: (request: Request) => Promise<Response>, planted:
   return statuses;
 }
 
-/** Sends every planted request over a memory pair (stdio's path), keeping every frame written. */
-async function overMemory(server: Server, planted: Planted[], frames: string[]) {
+/** A client's end of a connection: frames to send, and each frame the server writes. */
+interface ClientEnd {
+  send(frame: string): Promise<void>;
+  frames: AsyncIterable<string>;
+  close(): Promise<void>;
+}
+
+/** The memory pair: the server's frames as its transport's writable got them. */
+function memoryEnd(server: Server): [ClientEnd, Promise<void>] {
   const [client, end] = createMemoryPair();
   const writer = client.writable.getWriter();
-  const served = server.connect(end);
+  return [{
+    send: (frame) => writer.write(frame),
+    frames: client.readable,
+    close: () => writer.close().catch(() => {}),
+  }, server.connect(end)];
+}
+
+/** The stdio transport over byte streams: every byte it writes, split at its newlines. */
+function stdioEnd(server: Server): [ClientEnd, Promise<void>] {
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = input.writable.getWriter();
+  const encoder = new TextEncoder();
+  const transport = new StdioTransport({
+    input: input.readable,
+    output: output.writable,
+    redirectConsole: false,
+  });
+  let rest = "";
+  const lines = output.readable.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new TransformStream<string, string>({
+      transform(chunk, controller) {
+        const parts = (rest + chunk).split("\n");
+        rest = parts.pop() ?? "";
+        for (const line of parts) controller.enqueue(line);
+      },
+    }),
+  );
+  return [{
+    send: (frame) => writer.write(encoder.encode(`${frame}\n`)),
+    frames: lines,
+    close: () => writer.close().catch(() => {}),
+  }, server.connect(transport)];
+}
+
+/** Sends every planted request over a connection, keeping every frame the server writes. */
+async function overConnection(
+  [client, served]: [ClientEnd, Promise<void>],
+  planted: Planted[],
+  frames: string[],
+) {
   const waiting = new Map<unknown, () => void>();
   const reading = (async () => {
-    for await (const frame of client.readable) {
+    for await (const frame of client.frames) {
       frames.push(frame);
       const message: unknown = JSON.parse(frame);
       if (typeof message === "object" && message !== null && "id" in message) {
@@ -362,7 +410,7 @@ async function overMemory(server: Server, planted: Planted[], frames: string[]) 
       // A request nobody answers (a listen, a notification) must not stall the run.
       setTimeout(resolve, wait ? 3000 : 0);
     });
-    await writer.write(JSON.stringify(body));
+    await client.send(JSON.stringify(body));
     await answered;
   };
   await send({
@@ -381,7 +429,7 @@ async function overMemory(server: Server, planted: Planted[], frames: string[]) 
     await send(body, wait);
   }
   return async () => {
-    await writer.close().catch(() => {});
+    await client.close();
     await Promise.all([served, reading]);
   };
 }
@@ -394,16 +442,24 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
   const bytes: string[] = [];
   const drains: Promise<void>[] = [];
   const frames: string[] = [];
+  const stdioFrames: string[] = [];
   const handled: unknown[] = [];
   const statuses = await overHttp(recordingFetch(server, bytes, drains), planted);
-  const closeMemory = await overMemory(server, planted, frames);
+  const closeMemory = await overConnection(memoryEnd(server), planted, frames);
+  const closeStdio = await overConnection(stdioEnd(server), planted, stdioFrames);
   for (const { body } of planted) {
     if (body.method !== "subscriptions/listen") handled.push(await server.handle(body));
   }
   await server.close();
   await closeMemory();
+  await closeStdio();
   await Promise.all(drains);
-  const written = [bytes.join(""), frames.join("\n"), JSON.stringify(handled)];
+  const written = [
+    bytes.join(""),
+    frames.join("\n"),
+    stdioFrames.join("\n"),
+    JSON.stringify(handled),
+  ];
   const everything = [...written, diagnostics.join("\n"), JSON.stringify(audit)].join("\n");
   const at = everything.indexOf(SECRET.slice(4));
   assert.equal(at, -1, `the secret leaked: …${everything.slice(Math.max(0, at - 150), at + 300)}`);
@@ -415,7 +471,9 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
     assert.ok(text.includes('"note":"[REDACTED]"'), "a result's _meta was sent, masked");
   }
   assert.ok(bytes.join("").includes("-32020"), "header mismatches were answered");
-  assert.ok(frames.join("").includes("-32601"), "unknown methods were answered");
+  for (const sent of [frames, stdioFrames]) {
+    assert.ok(sent.join("").includes("-32601"), "unknown methods were answered");
+  }
 });
 
 Deno.test("the reply's last masking step masks each error and _meta once, with a mask that is not idempotent", async () => {
