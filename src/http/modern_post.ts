@@ -55,7 +55,9 @@ export async function modernPost<S extends HttpProtocolSession>(
   const problem = checkModernHeaders(request, value, endpoint.headerParams);
   if (problem !== undefined) {
     const message = endpoint.host.mask(problem.message);
-    if (id !== null) await endpoint.host.refused(value, principal, { code: problem.code, message });
+    if (id !== null) {
+      await endpoint.host.refused(value, principal, { code: problem.code, message }, "modern");
+    }
     return refusal(problem.status, id, problem.code, message);
   }
   const method = String(value.method);

@@ -145,14 +145,15 @@ export interface HttpHost<S extends HttpProtocolSession> {
   /** The server's masker: what the endpoint writes of a request (a header, a version) passes it. */
   readonly mask: Mask;
   /**
-   * Records a modern request the endpoint refused before dispatch (its
-   * headers disagree with its body): the audit log gets its entry, with the
-   * code the client is sent. Never rejects.
+   * Records a request the endpoint refused before dispatch (headers that
+   * disagree with its body, a revision header not served): the audit log
+   * gets its entry, with the code the client is sent. Never rejects.
    */
   refused(
     message: Readonly<Record<string, unknown>>,
     principal: string | undefined,
     error: { readonly code: number; readonly message: string },
+    era: "legacy" | "modern",
   ): Promise<void>;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
   headerParams(tool: string): readonly HeaderParam[] | undefined;

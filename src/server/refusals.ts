@@ -1,16 +1,16 @@
 /**
- * The audit of requests refused before dispatch: a modern POST whose
- * headers disagree with its body never reaches a front door, yet an
- * operator must see it. It crosses the audit-stage guardrails alone (the
- * audit log, telemetry), as an "invalid" call with the code the client is
- * sent: no access decision is made and no rate-limit token is spent on a
- * request that did nothing.
+ * The audit of requests refused before dispatch: a POST whose headers
+ * disagree with its body (or name a revision not served) never reaches a
+ * front door, yet an operator must see it. It crosses the audit-stage
+ * guardrails alone (the audit log, telemetry), as an "invalid" call with
+ * the code the client is sent: no access decision is made and no
+ * rate-limit token is spent on a request that did nothing.
  *
  * @module
  */
 
 import { composePipeline, type Pipeline } from "../call/compose.ts";
-import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
+import type { CallContext, CallKind, Era, GuardedCall } from "../call/context.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Mask } from "../call/mask.ts";
 import type { CallOutcome } from "../call/outcome.ts";
@@ -55,6 +55,7 @@ function refusedContext(
   requestId: string | number,
   principal: string | undefined,
   meta: Readonly<Record<string, unknown>> | undefined,
+  era: Era,
 ): CallContext {
   const info = meta?.[META_KEYS.clientInfo];
   const capabilities = meta?.[META_KEYS.clientCapabilities];
@@ -73,7 +74,7 @@ function refusedContext(
     aborted: false,
     cancelledByClient: false,
     _meta: meta,
-    era: "modern",
+    era,
     continuation: false,
     mask: deps.callMask,
   };
@@ -84,6 +85,7 @@ export function refusedCall(
   deps: RefusalDeps,
   message: Readonly<Record<string, unknown>>,
   principal: string | undefined,
+  era: Era,
 ): GuardedCall {
   const params = isRecord(message.params) ? message.params : {};
   const method = typeof message.method === "string" ? message.method : "";
@@ -103,6 +105,7 @@ export function refusedCall(
       requestId,
       principal,
       isRecord(params._meta) ? params._meta : undefined,
+      era,
     ),
   };
 }
@@ -117,17 +120,18 @@ export function refusalRecorder(
   message: Readonly<Record<string, unknown>>,
   principal: string | undefined,
   error: { readonly code: number; readonly message: string },
+  era: Era,
 ) => Promise<void> {
   const auditing = deps.guardrails.filter((guardrail) => guardrail.stage === "audit");
   if (auditing.length === 0) return () => Promise.resolve();
   const pipeline: Pipeline = composePipeline(auditing);
-  return async (message, principal, error) => {
+  return async (message, principal, error, era) => {
     const outcome: CallOutcome = {
       status: "invalid",
       error: new RpcError(error.code, error.message),
     };
     try {
-      await pipeline(refusedCall(deps, message, principal), () => Promise.resolve(outcome));
+      await pipeline(refusedCall(deps, message, principal, era), () => Promise.resolve(outcome));
     } catch (failure) {
       const detail = failure instanceof Error ? failure.message : String(failure);
       deps.log(`warden: recording a refused request failed: ${detail}`);

@@ -198,3 +198,23 @@ Deno.test("item and header names after Object.prototype members are plain unknow
   }
   await server.close();
 });
+
+Deno.test("a legacy request refused for its version header is audited with its -32600", async () => {
+  const audit: Record<string, unknown>[] = [];
+  const server = wireServer(audit as unknown[]);
+  const session = await openSession(server);
+  const response = await session.post(
+    { jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "legacy_style" } },
+    { "mcp-protocol-version": SECRET },
+  );
+  assert.equal(response.status, 400);
+  const reply = await jsonOf(response);
+  assert.equal(errorOf(reply).code, -32600);
+  assert.ok(!JSON.stringify(reply).includes(SECRET), "the echoed version is masked");
+  await server.close();
+  assert.equal(audit.length, 1);
+  const [entry] = audit;
+  assert.equal(entry?.error_code, -32600);
+  assert.equal(entry?.request_id, 11);
+  assert.equal(entry?.outcome, "invalid");
+});
