@@ -222,10 +222,12 @@ export class Dispatcher<S extends DispatchSession> {
   ): JsonRpcResponse | undefined {
     session.inflight.end(id, request);
     if (request.cancelledByClient) return undefined;
-    const mask = this.#mask;
+    const meta = result._meta;
     // No step masks a result's `_meta` (results are masked by kind, leaving protocol fields).
-    if (mask === undefined || result._meta === undefined) return { jsonrpc: "2.0", id, result };
-    return { jsonrpc: "2.0", id, result: { ...result, _meta: mask(result._meta) } };
+    // A mask returns what it was given when nothing needs masking: then the result is sent as is.
+    const masked = this.#mask === undefined || meta === undefined ? meta : this.#mask(meta);
+    if (masked === meta) return { jsonrpc: "2.0", id, result };
+    return { jsonrpc: "2.0", id, result: { ...result, _meta: masked } };
   }
 
   #failed(
