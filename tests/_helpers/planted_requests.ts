@@ -128,6 +128,8 @@ const REACHING: readonly (readonly [string, Record<string, unknown>])[] = [
   ["tools/call", { name: "fail", arguments: {} }],
   ["tools/call", { name: "rpcfail", arguments: {} }],
   ["tools/call", { name: SECRET, arguments: {} }],
+  ["tools/call", { name: "task_meta", arguments: {} }],
+  ["tools/call", { name: "task_fail", arguments: {} }],
   ["resources/read", { uri: `memo://${SECRET}` }],
   ["resources/read", { uri: "memo://gone" }],
   ["resources/read", { uri: "memo://fail" }],
@@ -152,7 +154,7 @@ export function plantedRequests(seed: number, perMethod: number): Planted[] {
     planted.push({ era: "legacy", body: { jsonrpc: "2.0", id: id++, method, params }, patch: {} });
     const modern = {
       ...params,
-      _meta: modernMeta({ elicitation: {} }, {
+      _meta: modernMeta({ elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } }, {
         progressToken: "p1",
         "io.modelcontextprotocol/logLevel": "debug",
       }),

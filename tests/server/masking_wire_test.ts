@@ -14,7 +14,8 @@ import assert from "node:assert/strict";
 import { createServer, defineTool, ErrorCode, RpcError, type Server } from "../../mod.ts";
 import { callbackAuditSink, createGuardrails } from "../../guardrails.ts";
 import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
-import { modernMeta } from "../_helpers/helpers.ts";
+import { isRecord, modernMeta, modernRequest } from "../_helpers/helpers.ts";
+import { ENDPOINT, headersFor } from "../_helpers/http_helpers.ts";
 import { methodNames, plantedRequests } from "../_helpers/planted_requests.ts";
 import {
   memoryEnd,
@@ -64,6 +65,25 @@ function plantedServer(audit: unknown[], diagnostics: string[]): Server {
           throw new RpcError(ErrorCode.MethodNotFound, `no ${SECRET}`, { why: SECRET });
         },
       }),
+      defineTool({
+        name: "task_meta",
+        description: "A task whose result has the secret in its text and _meta",
+        inputSchema: { type: "object" },
+        task: "optional",
+        handler: () => ({
+          content: [{ type: "text", text: `done with ${SECRET}` }],
+          _meta: { note: SECRET },
+        }),
+      }),
+      defineTool({
+        name: "task_fail",
+        description: "A task that fails with the secret",
+        inputSchema: { type: "object" },
+        task: "optional",
+        handler: () => {
+          throw new RpcError(-32002, `gone ${SECRET}`, { why: SECRET });
+        },
+      }),
     ],
     resourceTemplates: [{
       uriTemplate: "memo://{id}",
@@ -84,6 +104,46 @@ function plantedServer(audit: unknown[], diagnostics: string[]): Server {
   });
 }
 
+/**
+ * Reads every task the planted calls started (from the replies `server.handle()` got) until it
+ * ends, with tasks/get on stdio's path and over HTTP; returns the final statuses, sorted.
+ */
+async function followTasks(
+  server: Server,
+  handled: unknown[],
+  fetch: (request: Request) => Promise<Response>,
+): Promise<string[]> {
+  const ids = handled.flatMap((reply) => {
+    const result = isRecord(reply) && isRecord(reply.result) ? reply.result : undefined;
+    return result?.resultType === "task" && typeof result.taskId === "string"
+      ? [result.taskId]
+      : [];
+  });
+  const statuses: string[] = [];
+  for (const taskId of ids) {
+    const body = modernRequest(`get-${taskId}`, "tasks/get", { taskId }, {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    });
+    let status: unknown;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const reply = await server.handle(body);
+      handled.push(reply);
+      status = isRecord(reply) && isRecord(reply.result) ? reply.result.status : undefined;
+      if (status === "completed" || status === "failed") break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const headers = { ...headersFor(body), "mcp-name": taskId, ...POST_HEADERS };
+    const response = await fetch(
+      new Request(ENDPOINT, { method: "POST", headers, body: JSON.stringify(body) }),
+    );
+    await response.body?.cancel();
+    statuses.push(String(status));
+  }
+  return statuses.sort();
+}
+
+const POST_HEADERS = { "content-type": "application/json", accept: "application/json" };
+
 Deno.test("no byte the server writes holds a planted secret: every method of both eras, every transport", async () => {
   const audit: unknown[] = [];
   const diagnostics: string[] = [];
@@ -100,6 +160,7 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
   for (const { body } of planted) {
     if (body.method !== "subscriptions/listen") handled.push(await server.handle(body));
   }
+  const tasks = await followTasks(server, handled, recordingFetch(server, bytes, drains));
   await server.close();
   await closeMemory();
   await closeStdio();
@@ -121,6 +182,7 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
     assert.ok(text.includes('"note":"[REDACTED]"'), "a result's _meta was sent, masked");
   }
   assert.ok(bytes.join("").includes("-32020"), "header mismatches were answered");
+  assert.deepEqual(tasks, ["completed", "failed"], "tasks ran to their end and were read");
   for (const sent of [frames, stdioFrames]) {
     assert.ok(sent.join("").includes("-32601"), "unknown methods were answered");
   }
