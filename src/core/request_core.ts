@@ -189,7 +189,7 @@ export class RequestCore {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(
         `warden: the call pipeline failed on ${parsed.call.method} ${
-          quote(parsed.call.name)
+          quote(parsed.call.name, 80, parsed.call.context.mask)
         }: ${detail}`,
       );
       return {
@@ -203,7 +203,9 @@ export class RequestCore {
   callTool(context: RequestContext): CallNext {
     return (call) => {
       const tool = this.registry.tools.get(call.name);
-      if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
+      if (tool === undefined) {
+        return Promise.resolve(notFound("tool", call.name, call.context.mask));
+      }
       return runTool(tool, call.arguments, context, this.#log);
     };
   }
@@ -221,7 +223,7 @@ export class RequestCore {
           return readTemplate(template, variables, resourceContext, this.#log);
         }
       }
-      return Promise.resolve(notFound("resource", uri));
+      return Promise.resolve(notFound("resource", uri, call.context.mask));
     };
   }
 
@@ -229,7 +231,9 @@ export class RequestCore {
   getPrompt(context: RequestContext): CallNext {
     return (call) => {
       const prompt = this.registry.prompts.get(call.name);
-      if (prompt === undefined) return Promise.resolve(notFound("prompt", call.name));
+      if (prompt === undefined) {
+        return Promise.resolve(notFound("prompt", call.name, call.context.mask));
+      }
       return getPrompt(prompt, call.arguments, context, this.#log);
     };
   }
@@ -259,7 +263,7 @@ export class RequestCore {
       Promise.resolve(
         this.resourceExists(call.name)
           ? { status: "ok", result: {} }
-          : notFound("resource", call.name),
+          : notFound("resource", call.name, call.context.mask),
       );
   }
 
@@ -299,12 +303,12 @@ export class RequestCore {
       let completer: Completer | undefined;
       if (isPrompt) {
         const prompt = this.registry.prompts.get(name);
-        if (prompt === undefined) return notFound("prompt", name);
+        if (prompt === undefined) return notFound("prompt", name, context.mask);
         completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
           ?.complete;
       } else {
         const template = this.registry.templates.get(name);
-        if (template === undefined) return notFound("resource template", name);
+        if (template === undefined) return notFound("resource template", name, context.mask);
         const completers = template.definition.complete;
         completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
           ? completers[request.argument.name]

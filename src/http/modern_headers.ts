@@ -130,11 +130,15 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
 /** What a check may conclude besides a problem: go on (undefined), or accept as is. */
 const ACCEPT = Symbol("accept");
 
-/** One named check: a problem, {@linkcode ACCEPT} (skip the rest), or undefined (go on). */
+/**
+ * One named check: a problem, {@linkcode ACCEPT} (skip the rest), or
+ * undefined (go on). `mask` masks what a message quotes before it is cut.
+ */
 type HeaderCheck = (
   request: Request,
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+  mask: (text: string) => string,
 ) => HeaderProblem | typeof ACCEPT | undefined;
 
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -190,6 +194,8 @@ function listenTakesStream(
 function versionHeader(
   request: Request,
   message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
 ): HeaderProblem | undefined {
   const version = request.headers.get("mcp-protocol-version");
   const meta = paramsIn(message)._meta;
@@ -197,7 +203,9 @@ function versionHeader(
   if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
   if (bodyVersion !== undefined && version !== bodyVersion) {
     return mismatch(
-      `MCP-Protocol-Version ${quote(version)} does not match _meta ${quote(String(bodyVersion))}`,
+      `MCP-Protocol-Version ${quote(version, 80, mask)} does not match _meta ${
+        quote(String(bodyVersion), 80, mask)
+      }`,
     );
   }
   return undefined;
@@ -212,6 +220,8 @@ function versionHeader(
 function methodHeader(
   request: Request,
   message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
 ): HeaderProblem | typeof ACCEPT | undefined {
   const header = request.headers.get("mcp-method")?.trim() ?? null;
   if (header === null) {
@@ -219,13 +229,20 @@ function methodHeader(
   }
   const method = methodOf(message);
   if (header !== method) {
-    return mismatch(`Mcp-Method ${quote(header)} does not match the body's ${quote(method)}`);
+    return mismatch(
+      `Mcp-Method ${quote(header, 80, mask)} does not match the body's ${quote(method, 80, mask)}`,
+    );
   }
   return undefined;
 }
 
 /** `Mcp-Name` agrees with the body's name, URI or task id, where the method has one. */
-function nameHeader(request: Request, message: Record<string, unknown>): HeaderProblem | undefined {
+function nameHeader(
+  request: Request,
+  message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
+): HeaderProblem | undefined {
   const nameKey = NAME_SOURCES.get(methodOf(message));
   if (nameKey === undefined) return undefined;
   const header = request.headers.get("mcp-name")?.trim() ?? null;
@@ -235,7 +252,7 @@ function nameHeader(request: Request, message: Record<string, unknown>): HeaderP
     return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
   }
   if (decoded !== paramsIn(message)[nameKey]) {
-    return mismatch(`Mcp-Name ${quote(decoded)} does not match the body's ${nameKey}`);
+    return mismatch(`Mcp-Name ${quote(decoded, 80, mask)} does not match the body's ${nameKey}`);
   }
   return undefined;
 }
@@ -283,6 +300,11 @@ function methodOf(message: Record<string, unknown>): string {
   return typeof message.method === "string" ? message.method : "";
 }
 
+/** The mask of an endpoint that masks nothing. */
+function asIs(text: string): string {
+  return text;
+}
+
 /** The checks of a modern POST, in the order their errors take precedence. */
 const HEADER_CHECKS: readonly HeaderCheck[] = [
   requiredMeta,
@@ -299,15 +321,17 @@ const HEADER_CHECKS: readonly HeaderCheck[] = [
  * request that cannot take a stream (406, -32600), then the version header,
  * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020). A notification
  * may omit `Mcp-Method` (required only on requests) but not contradict its
- * body with one.
+ * body with one. A value quoted in a message and cut short passes `mask`
+ * first; the caller masks the whole message.
  */
 export function checkModernHeaders(
   request: Request,
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+  mask: (text: string) => string = asIs,
 ): HeaderProblem | undefined {
   for (const check of HEADER_CHECKS) {
-    const verdict = check(request, message, paramsOf);
+    const verdict = check(request, message, paramsOf, mask);
     if (verdict === ACCEPT) return undefined;
     if (verdict !== undefined) return verdict;
   }

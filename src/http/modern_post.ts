@@ -52,7 +52,7 @@ export async function modernPost<S extends HttpProtocolSession>(
     );
   }
   const id = classified.kind === "request" ? classified.message.id : null;
-  const problem = checkModernHeaders(request, value, endpoint.headerParams);
+  const problem = checkModernHeaders(request, value, endpoint.headerParams, endpoint.host.mask);
   if (problem !== undefined) {
     const message = endpoint.host.mask(problem.message);
     if (id !== null) {

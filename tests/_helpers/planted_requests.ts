@@ -24,6 +24,7 @@ export function methodNames(): string[] {
       "server/discover",
       SECRET,
       `tools/${SECRET}`,
+      NEAR_CUT,
       "constructor",
       "toString",
       "hasOwnProperty",
@@ -31,6 +32,9 @@ export function methodNames(): string[] {
     ]),
   ];
 }
+
+/** A name that messages cut at 80 characters would cut through the secret. */
+const NEAR_CUT = `${"n".repeat(60)}${SECRET}`;
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -50,7 +54,7 @@ function pick<T>(next: () => number, items: readonly T[]): T {
 
 /** Values of each parameter a method reads, some valid, most carrying the secret. */
 const CHOICES: Readonly<Record<string, readonly unknown[]>> = {
-  name: ["echo", "meta", "fail", "rpcfail", "greet", SECRET, `x${SECRET}`],
+  name: ["echo", "meta", "fail", "rpcfail", "greet", SECRET, `x${SECRET}`, NEAR_CUT],
   uri: [
     `memo://${SECRET}`,
     "memo://gone",
@@ -59,6 +63,7 @@ const CHOICES: Readonly<Record<string, readonly unknown[]>> = {
     "memo://plain",
     `nothing://${SECRET}`,
     SECRET,
+    `memo://${NEAR_CUT}`,
   ],
   arguments: [{ text: SECRET }, { who: SECRET }, { [SECRET]: SECRET }, SECRET],
   cursor: [SECRET, "bm90LWEtY3Vyc29y"],
@@ -128,6 +133,10 @@ const REACHING: readonly (readonly [string, Record<string, unknown>])[] = [
   ["tools/call", { name: "fail", arguments: {} }],
   ["tools/call", { name: "rpcfail", arguments: {} }],
   ["tools/call", { name: SECRET, arguments: {} }],
+  ["tools/call", { name: NEAR_CUT, arguments: {} }],
+  ["tools/call", { name: `denied${NEAR_CUT}`, arguments: {} }],
+  ["prompts/get", { name: NEAR_CUT }],
+  ["resources/read", { uri: `nothing://${NEAR_CUT}` }],
   ["tools/call", { name: "task_meta", arguments: {} }],
   ["tools/call", { name: "task_fail", arguments: {} }],
   ["resources/read", { uri: `memo://${SECRET}` }],
@@ -179,6 +188,7 @@ export function plantedRequests(seed: number, perMethod: number): Planted[] {
         {},
         { "mcp-method": SECRET },
         { "mcp-name": SECRET },
+        { "mcp-method": NEAR_CUT },
         { "mcp-protocol-version": SECRET },
       ]);
       planted.push({ era, body, patch });

@@ -218,3 +218,43 @@ Deno.test("a legacy request refused for its version header is audited with its -
   assert.equal(entry?.request_id, 11);
   assert.equal(entry?.outcome, "invalid");
 });
+
+Deno.test("a long name cut short in an error message is masked before the cut, in both eras", async () => {
+  const server = createServer({
+    name: "cut",
+    version: "1.0.0",
+    guardrails: createGuardrails({
+      redact: { patterns: ["ODK-[A-Za-z0-9]{24,}"] },
+      access: { tools: { deny: ["deny*"] } },
+      rateLimit: {
+        rules: [{ scope: "tool", match: ["limit*"], capacity: 1, refillPerSecond: 0.001 }],
+      },
+    }),
+    tools: [],
+  });
+  const long = (prefix: string) => `${prefix}${"x".repeat(70 - prefix.length)}${SECRET}`;
+  const bodies = [
+    ["tools/call", { name: long("deny"), arguments: {} }],
+    ["tools/call", { name: long("limit"), arguments: {} }],
+    ["tools/call", { name: long("none"), arguments: {} }],
+    ["prompts/get", { name: long("p") }],
+    ["resources/read", { uri: `r://${long("r")}` }],
+    [long("method"), {}],
+  ] as const;
+  const replies: unknown[] = [];
+  for (const [method, params] of bodies) {
+    replies.push(await server.handle({ jsonrpc: "2.0", id: 1, method, params }));
+    replies.push(await server.handle(modernRequest(2, method, params)));
+    replies.push(await jsonOf(await modernPost(server, modernRequest(3, method, params))));
+  }
+  // Headers that disagree with the body, quoting a long value with the secret near the cut.
+  const body = modernRequest(4, "tools/call", { name: "none", arguments: {} });
+  for (const header of ["mcp-method", "mcp-name", "mcp-protocol-version"]) {
+    replies.push(await jsonOf(await modernPost(server, body, { [header]: long("h") })));
+  }
+  await server.close();
+  const text = JSON.stringify(replies);
+  // The secret begins before the 80th character and ends after it: cut first, it would show half.
+  assert.ok(!text.includes("ODK-4f9a"), text);
+  assert.ok(text.includes("[REDACTED]"), text);
+});

@@ -34,7 +34,7 @@ function plantedServer(audit: unknown[], diagnostics: string[]): Server {
     version: "1.0.0",
     guardrails: createGuardrails({
       redact: { patterns: [RULE] },
-      access: { tools: { deny: ["ODK-*"] } },
+      access: { tools: { deny: ["ODK-*", "denied*"] } },
       audit: callbackAuditSink((entry) => void audit.push(entry)),
     }),
     log: (line) => void diagnostics.push(line),
@@ -172,7 +172,8 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
     JSON.stringify(handled),
   ];
   const everything = [...written, diagnostics.join("\n"), JSON.stringify(audit)].join("\n");
-  const at = everything.indexOf(SECRET.slice(4));
+  // The first 6 characters of the secret's random part: a secret cut in two leaks too.
+  const at = everything.indexOf(SECRET.slice(4, 10));
   assert.equal(at, -1, `the secret leaked: …${everything.slice(Math.max(0, at - 150), at + 300)}`);
   // Not vacuous: the planted requests reached handlers, refusals and every kind of answer.
   assert.ok(planted.length >= methodNames().length * 4);
