@@ -183,6 +183,7 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
     assert.ok(text.includes('"note":"[REDACTED]"'), "a result's _meta was sent, masked");
   }
   assert.ok(bytes.join("").includes("-32020"), "header mismatches were answered");
+  assert.ok(bytes.join("").includes("event: message"), "SSE streams were read");
   assert.deepEqual(tasks, ["completed", "failed"], "tasks ran to their end and were read");
   for (const sent of [frames, stdioFrames]) {
     assert.ok(sent.join("").includes("-32601"), "unknown methods were answered");
