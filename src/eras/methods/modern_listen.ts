@@ -36,7 +36,9 @@ export async function listen(
     : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
   if (followed !== undefined) acknowledged.taskIds = followed;
   const allowed = uris === undefined ? undefined : await allowedUris(deps, uris, request, meta);
-  if (allowed !== undefined) acknowledged.resourceSubscriptions = allowed;
+  // The URIs are the client's text, echoed: they pass the masker like any reply (task ids
+  // are acknowledged only for tasks the server made, so they carry nothing of the client's).
+  if (allowed !== undefined) acknowledged.resourceSubscriptions = deps.services.mask(allowed);
   const tag = { [META_KEYS.subscriptionId]: id };
   // The acknowledgement is the first message of the subscription.
   session.notify(
