@@ -22,6 +22,7 @@ import { PrincipalCounts, quotaOutcome } from "./quotas.ts";
 import { getPrompt } from "./prompts.ts";
 import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
+import { notFound } from "./outcome.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
 import { runTool } from "./tools.ts";
@@ -40,13 +41,7 @@ export interface ParsedCall {
   readonly problem: RpcError | undefined;
 }
 
-/** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
-export function notFound(kind: string, name: string): CallOutcome {
-  return {
-    status: "not_found",
-    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
-  };
-}
+export { notFound } from "./outcome.ts";
 
 /**
  * Reads a guarded call's name and arguments from `params`. A resource URI is
@@ -225,7 +220,7 @@ export class RequestCore {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(
         `warden: the call pipeline failed on ${parsed.call.method} ${
-          quote(parsed.call.name)
+          quote(parsed.call.name, 80, parsed.call.context.mask)
         }: ${detail}`,
       );
       return {
@@ -241,7 +236,9 @@ export class RequestCore {
   callTool(context: RequestContext): CallNext {
     return (call) => {
       const tool = this.registry.tools.get(call.name);
-      if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
+      if (tool === undefined) {
+        return Promise.resolve(notFound("tool", call.name, call.context.mask));
+      }
       return runTool(tool, call.arguments, context, this.#log);
     };
   }
@@ -259,7 +256,7 @@ export class RequestCore {
           return readTemplate(template, variables, resourceContext, this.#log);
         }
       }
-      return Promise.resolve(notFound("resource", uri));
+      return Promise.resolve(notFound("resource", uri, call.context.mask));
     };
   }
 
@@ -267,7 +264,9 @@ export class RequestCore {
   getPrompt(context: RequestContext): CallNext {
     return (call) => {
       const prompt = this.registry.prompts.get(call.name);
-      if (prompt === undefined) return Promise.resolve(notFound("prompt", call.name));
+      if (prompt === undefined) {
+        return Promise.resolve(notFound("prompt", call.name, call.context.mask));
+      }
       return getPrompt(prompt, call.arguments, context, this.#log);
     };
   }
@@ -297,7 +296,7 @@ export class RequestCore {
       Promise.resolve(
         this.resourceExists(call.name)
           ? { status: "ok", result: {} }
-          : notFound("resource", call.name),
+          : notFound("resource", call.name, call.context.mask),
       );
   }
 
@@ -344,12 +343,12 @@ export class RequestCore {
       let completer: Completer | undefined;
       if (isPrompt) {
         const prompt = this.registry.prompts.get(name);
-        if (prompt === undefined) return notFound("prompt", name);
+        if (prompt === undefined) return notFound("prompt", name, context.mask);
         completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
           ?.complete;
       } else {
         const template = this.registry.templates.get(name);
-        if (template === undefined) return notFound("resource template", name);
+        if (template === undefined) return notFound("resource template", name, context.mask);
         const completers = template.definition.complete;
         completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
           ? completers[request.argument.name]

@@ -10,7 +10,7 @@ import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";
-import { thrownOutcome } from "./outcome.ts";
+import { notFound, thrownOutcome } from "./outcome.ts";
 
 /**
  * The context of a read: the request's, plus the URI read.
@@ -68,7 +68,11 @@ export interface ResourceDefinition {
   annotations?: ContentAnnotations;
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
-  /** Produces the contents: a string, a `Uint8Array`, or a JSON value. */
+  /**
+   * Produces the contents: a string, a `Uint8Array`, or a JSON value;
+   * `undefined` or `null` when it is gone (the client gets "not found" in
+   * the code of its era).
+   */
   read(context: ResourceContext): unknown;
 }
 
@@ -149,6 +153,21 @@ export function toContents(
   return { uri, mimeType: mimeType ?? "application/json", text: json };
 }
 
+/**
+ * The outcome of a read that returned `value`: its contents, or "not found"
+ * when a reader returned `undefined` or `null` (the era-neutral way to say
+ * there is no such resource: -32601 in the legacy era, -32602 with
+ * `data.uri` in revision 2026-07-28).
+ */
+export function readOutcome(
+  uri: string,
+  mimeType: string | undefined,
+  value: unknown,
+): CallOutcome {
+  if (value === undefined || value === null) return notFound("resource", uri);
+  return { status: "ok", result: { contents: [toContents(uri, mimeType, value)] } };
+}
+
 /** Reads a resource into a resources/read result. */
 export async function readResource(
   resource: RegisteredResource,
@@ -157,11 +176,7 @@ export async function readResource(
 ): Promise<CallOutcome> {
   const { definition } = resource;
   try {
-    const value = await definition.read(context);
-    return {
-      status: "ok",
-      result: { contents: [toContents(context.uri, definition.mimeType, value)] },
-    };
+    return readOutcome(context.uri, definition.mimeType, await definition.read(context));
   } catch (error) {
     return thrownOutcome(error, context.signal, `reading resource '${definition.uri}'`, log);
   }

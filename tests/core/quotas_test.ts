@@ -76,6 +76,8 @@ for (const { era, code, initialize, params } of ERAS) {
     assert.equal(resultOf(await alice.request("tools/call", params)).isError, undefined);
     const quota = audit.filter((entry) => entry.outcome === "quota_exceeded");
     assert.equal(quota.length, 1);
+    // The audit records the code the client was sent, in each era.
+    assert.equal(quota[0]?.error_code, code);
     assert.equal(quota[0]?.principal, "alice");
     assert.equal(quota[0]?.name, "hold");
     assert.equal(audit.filter((entry) => entry.outcome === "ok").length, 5);

@@ -99,6 +99,10 @@ Deno.test("tasks (HTTP): a principal at its quota is refused with 200 and -31002
   assertQuota(await jsonOf(response), "tasks", 1);
   assert.equal(resultOf(await as("bob")).resultType, "task");
   assert.deepEqual(quotaRefusals(audit), ["alice"]);
+  assert.deepEqual(
+    audit.filter((e) => e.outcome === "quota_exceeded").map((e) => e.error_code),
+    [-31002],
+  );
   await server.close();
 });
 
@@ -181,6 +185,8 @@ Deno.test("listen streams (in-memory): a principal at its quota is refused until
   assert.deepEqual(quotaRefusals(audit), ["alice"]);
   const refused = audit.find((e) => e.outcome === "quota_exceeded");
   assert.equal(refused?.method, "subscriptions/listen");
+  // The audit records the code the client was sent.
+  assert.equal(refused?.error_code, -31002);
   await server.close();
   await alice.close();
   await bob.close();

@@ -155,19 +155,14 @@ Deno.test("prototype keys as method, tool, prompt and resource names are unknown
   }
 });
 
-// The HTTP header-source table (src/http/modern_headers.ts) still looks methods up on a plain
-// object: `constructor` gets 400 -32020. The `wire` branch of issue 22 owns that fix; this
-// test runs once it is merged.
-Deno.test({
-  name: "prototype keys as method names over HTTP in the 2026-07-28 era are unknown methods",
-  ignore: true,
-  async fn() {
-    const server = createServer({ name: "proto", version: "1.0.0", ...items() });
-    const wire = await httpWire(server, "modern");
-    for (const key of KEYS) await assertUnknownMethod(wire, "modern", key, `http/modern: ${key}`);
-    await server.close();
-    await wire.close();
-  },
+// Over HTTP the 2026-07-28 header checks look the method up too: a prototype key there must be an
+// unknown method, not a header mismatch.
+Deno.test("prototype keys as method names over HTTP in the 2026-07-28 era are unknown methods", async () => {
+  const server = createServer({ name: "proto", version: "1.0.0", ...items() });
+  const wire = await httpWire(server, "modern");
+  for (const key of KEYS) await assertUnknownMethod(wire, "modern", key, `http/modern: ${key}`);
+  await server.close();
+  await wire.close();
 });
 
 Deno.test("prototype keys as argument names and completion context keys stay ordinary own keys", async () => {

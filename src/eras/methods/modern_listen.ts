@@ -59,7 +59,7 @@ async function refuseListen(
   );
   const outcome = await deps.core.guard(parsed, () => Promise.resolve(refused));
   // Another refusal (access) may have come first; either way the stream is not opened.
-  throw modernError("error" in outcome ? outcome : refused, "resource", "", deps.services.mask);
+  throw modernError("error" in outcome ? outcome : refused, "resource", "");
 }
 
 /** Opens the subscription the request asks for and follows it until it ends. */
@@ -77,7 +77,9 @@ async function openListen(
     : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
   if (followed !== undefined) acknowledged.taskIds = followed;
   const allowed = uris === undefined ? undefined : await allowedUris(deps, uris, request, meta);
-  if (allowed !== undefined) acknowledged.resourceSubscriptions = allowed;
+  // The URIs are the client's text, echoed: they pass the masker like any reply (task ids
+  // are acknowledged only for tasks the server made, so they carry nothing of the client's).
+  if (allowed !== undefined) acknowledged.resourceSubscriptions = deps.services.mask(allowed);
   const tag = { [META_KEYS.subscriptionId]: id };
   // The acknowledgement is the first message of the subscription.
   session.notify(

@@ -291,7 +291,7 @@ export function accessPolicy(
         status: "denied",
         error: new RpcError(
           ErrorCode.AccessDenied,
-          `Access denied: ${itemLabel(call.kind, call.name)}`,
+          `Access denied: ${itemLabel(call.kind, call.name, call.context.mask)}`,
         ),
       });
     },
@@ -303,20 +303,22 @@ export function accessPolicy(
 }
 
 /**
- * Names an item in a message for the client: the kind, then the name as a
- * JSON string, cut to 80 characters with `…`. JSON escaping keeps a crafted
- * name from breaking the message or a log line; the cut keeps a huge name
- * from being echoed whole.
+ * Names an item in a message for the client: the kind, then the name as a JSON
+ * string (a crafted name cannot break the message or a log line), cut to 80
+ * characters with `…` (a huge name is not echoed whole).
  *
  * @internal Shared with the rate limiter; not part of the public API.
  * @param kind The kind of item.
  * @param name The tool or prompt name, or the resource URI.
+ * @param mask The call's masker: a name too long to show whole is masked before the cut,
+ *   which would break a secret in two.
  * @returns E.g. `tool "get_order"`.
  */
-export function itemLabel(kind: CallKind, name: string): string {
+export function itemLabel(kind: CallKind, name: string, mask?: (text: string) => string): string {
   if (typeof name !== "string") return `${kind} (name is not a string)`;
-  if (name.length <= MAX_LABEL_LENGTH) return `${kind} ${JSON.stringify(name)}`;
-  let shown = name.slice(0, MAX_LABEL_LENGTH);
+  const whole = name.length <= MAX_LABEL_LENGTH || mask === undefined ? name : mask(name);
+  if (whole.length <= MAX_LABEL_LENGTH) return `${kind} ${JSON.stringify(whole)}`;
+  let shown = whole.slice(0, MAX_LABEL_LENGTH);
   // Don't leave half of a surrogate pair at the cut.
   const last = shown.charCodeAt(shown.length - 1);
   if (last >= 0xd800 && last <= 0xdbff) shown = shown.slice(0, -1);

@@ -18,7 +18,7 @@ import {
   type AuditState,
   nextAuditEntry,
 } from "./audit.ts";
-import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
+import { type CallOutcome, type CallStatus, sentErrorCode } from "../../call/outcome.ts";
 import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
@@ -116,12 +116,13 @@ function auditOutcomeOf(context: CallContext, outcome: CallOutcome | undefined):
 /**
  * The error code the client was sent: none for a result, or for a client
  * that cancelled (it gets no reply); -32603 for a call that threw or was
- * aborted at shutdown.
+ * aborted at shutdown; else the code of the reply in the call's era (the
+ * front door builds it with the same `sentErrorCode`).
  */
 function errorCodeOf(context: CallContext, outcome: CallOutcome | undefined): number | null {
   if (context.cancelledByClient) return null;
   if (outcome === undefined) return ErrorCode.InternalError;
-  return "error" in outcome ? outcome.error.code : null;
+  return "error" in outcome ? sentErrorCode(outcome, context.era) : null;
 }
 
 /** What an entry says about one finished call, masked once by `mask`. */

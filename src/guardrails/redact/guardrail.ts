@@ -11,7 +11,7 @@ import { isRecord } from "../../jsonrpc/messages.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
-import type { Mask } from "../../call/mask.ts";
+import { markMasked, type Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
 import { redactContent, redactValue } from "./value.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
@@ -86,6 +86,11 @@ export function redactResult(
   kind: GuardedCall["kind"],
   result: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (isRecord(result.completion)) {
+    // completion/complete, on a prompt or a template: its values are the completer's output.
+    const completion = redactValue(redactor, result.completion);
+    return completion === result.completion ? result : { ...result, completion };
+  }
   switch (kind) {
     case "tool": {
       const content = redactBlocks(redactor, result.content);
@@ -178,7 +183,10 @@ export function redactionWith(redactor: Redactor): Guardrail {
     name: "redaction",
     stage: "redact",
     async run(call, next) {
-      return redactOutcome(redactor, call.kind, await next(call));
+      const outcome = redactOutcome(redactor, call.kind, await next(call));
+      // Masked here once: the server's last step must not mask the error again.
+      if ("error" in outcome) markMasked(outcome.error);
+      return outcome;
     },
     mask: redactorMask(redactor),
   };
