@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, defineTool, type Server, type ServerOptions } from "../../mod.ts";
 import { type AuditEntry, auditLog, callbackAuditSink } from "../../guardrails.ts";
 import { MemoryStore } from "../../store.ts";
+import { StdioTransport } from "../../src/transports/stdio.ts";
 import { MemoryTaskStore, SharedTaskStore, TaskStoreFullError } from "../../tasks.ts";
 import { captureLog, errorOf, modernRequest, notification, resultOf } from "../_helpers/helpers.ts";
 import { jsonOf, modernPost, post, SseReader } from "../_helpers/http_helpers.ts";
@@ -318,5 +319,33 @@ Deno.test("request states: the quota frees as remembered states expire", async (
   clock.now += 101;
   // The first state expired (and with it its memory); the refused one was never remembered.
   assert.equal(resultOf(await call(retry)).resultType, "input_required");
+  await server.close();
+});
+
+Deno.test("listen streams (stdio): a stream cancelled in the same read as the next listen gives its place to it", async () => {
+  const { server } = quotaServer({ quotas: { listenStreams: 1 } });
+  const frames = [
+    modernRequest("a1", "subscriptions/listen", LISTEN),
+    notification("notifications/cancelled", { requestId: "a1", reason: "next" }),
+    modernRequest("a2", "subscriptions/listen", LISTEN),
+  ].map((message) => JSON.stringify(message)).join("\n") + "\n";
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = input.writable.getWriter();
+  const replies: string[] = [];
+  const decoder = new TextDecoder();
+  const output = new WritableStream<Uint8Array>({
+    write: (chunk) => void replies.push(decoder.decode(chunk)),
+  });
+  const served = server.connect(new StdioTransport({ input: input.readable, output }));
+  // All three lines in one chunk: one read hands them to the server together.
+  await writer.write(new TextEncoder().encode(frames));
+  for (let i = 0; i < 100 && !replies.join("").includes('"a2"'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const text = replies.join("");
+  assert.ok(!text.includes("Quota exceeded"), text);
+  assert.match(text, /subscriptionId":"a2"/);
+  await writer.close();
+  await served;
   await server.close();
 });

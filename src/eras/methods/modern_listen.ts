@@ -36,10 +36,18 @@ export async function listen(
   const principal = request.session.principal;
   const streams = deps.listenStreams;
   if (!streams.take(principal)) return await refuseListen(deps, request, meta, streams.limit);
-  try {
-    return await openListen(deps, params, request, meta);
-  } finally {
+  let held = true;
+  // Given back the moment the stream ends (a cancel), not a few promise steps later: a client
+  // that closes one stream and opens the next in the same breath must find its place free.
+  const release = (): void => {
+    if (!held) return;
+    held = false;
     streams.release(principal);
+  };
+  try {
+    return await openListen(deps, params, request, meta, release);
+  } finally {
+    release();
   }
 }
 
@@ -68,6 +76,7 @@ async function openListen(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
+  ended: () => void,
 ): Promise<Record<string, unknown>> {
   const { session, id } = request;
   const { flags, uris, taskIds } = parseFilter(params);
@@ -92,7 +101,7 @@ async function openListen(
     ...(allowed === undefined ? {} : { resourceSubscriptions: allowed }),
     ...(followed === undefined ? {} : { taskIds: followed }),
   };
-  await follow(deps.subscriptions, request, filter, tag);
+  await follow(deps.subscriptions, request, filter, tag, ended);
   return modernResult(deps.serverInfo, { _meta: tag });
 }
 
@@ -120,30 +129,32 @@ async function allowedUris(
   return [...allowed];
 }
 
-/** Keeps the subscription open until the hub ends it or the request is cancelled. */
+/**
+ * Keeps the subscription open until the hub ends it or the request is
+ * cancelled; `ended` is told at once, in the same turn as the cancel.
+ */
 function follow(
   hub: SubscriptionHub,
   request: MethodContext<McpSession>,
   filter: SubscriptionFilter,
   tag: Record<string, unknown>,
+  ended: () => void,
 ): Promise<void> {
   const { session, id } = request;
   return new Promise<void>((resolve) => {
     const signal = request.request.signal;
+    const stop = (): void => {
+      remove();
+      ended();
+      resolve();
+    };
     const remove = hub.add({
       owner: session,
       principal: session.principal,
       filter,
       send: (method, notification) => session.notify(method, { ...notification, _meta: tag }, id),
-      end: () => {
-        remove();
-        resolve();
-      },
+      end: stop,
     });
-    const stop = (): void => {
-      remove();
-      resolve();
-    };
     if (signal.aborted) stop();
     else signal.addEventListener("abort", stop, { once: true });
   });
