@@ -265,8 +265,28 @@ function proseContext(
   const sure = plan.proseWords?.test(window) === true;
   if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
   const token = text.slice(start, end);
+  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
+  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
+  if (/^(?:\.{0,2}\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
   if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
-  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`).
-  if (!sure && isHexOrUuid(token)) return;
+  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`); so is
+  // one that is the value of a key the key context did not find secret (`"shasum": "…"`).
+  if (isHexOrUuid(token) && (!sure || keyedValue(text, start) || PUBLIC_KEY_WORDS.test(window))) {
+    return;
+  }
   spans.push(start, end);
+}
+
+/** Words before a hex run that name a public key's id (`signing key 1988…`, `key ID: 6000…`). */
+const PUBLIC_KEY_WORDS = /signing[ _-]?key|key[ _-]?id|\(id:|fingerprint|gpg|pgp/iu;
+
+/** Whether a `:` or `=` (with quotes and spaces) stands right before `start`. */
+function keyedValue(text: string, start: number): boolean {
+  let at = start - 1;
+  for (let steps = 0; steps < 4 && at >= 0; steps++, at--) {
+    const code = text.charCodeAt(at);
+    if (code === 58 || code === 61) return true;
+    if (code !== 34 && code !== 39 && code !== 32) return false;
+  }
+  return false;
 }

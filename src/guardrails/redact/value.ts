@@ -94,7 +94,7 @@ function valueUnder(state: Walk, key: string, item: unknown, depth: number): unk
     return walk(state, item, depth + 1);
   }
   if (typeof item === "string") {
-    return valueIsSecret(item, strength, true, 0)
+    return valueIsSecret(item, strength, true, 0, true)
       ? state.redactor.mask
       : walk(state, item, depth + 1);
   }
