@@ -41,8 +41,11 @@ export interface ForeignSample {
   readonly rule: string;
   readonly family: string;
   readonly secret: string;
-  /** `self`: the rule finds it with no keyword around; `keyword`: only next to one. */
-  readonly kind: "self" | "keyword";
+  /**
+   * `self`: the rule finds it with no keyword around; `keyword`: only next to one;
+   * `identifier`: a public id the rule set reports too (an OAuth client id), counted apart.
+   */
+  readonly kind: "self" | "keyword" | "identifier";
   /** The key name the contexts write (holds one of the rule's keywords). */
   readonly label: string;
   /** The rule's keyword the contexts use. */
@@ -200,7 +203,9 @@ export function ruleReports(rule: ForeignRule, line: string, secret: string): bo
 
 /** A generator for a source: modifier groups dropped (randexp does not know them), bounded repeats. */
 function generator(source: string, random: () => number): RandExp {
-  const plain = source.replace(/\(\?-?[ims]+:/gu, "(?:").replace(/\(\?[ims]+-[ims]+:/gu, "(?:");
+  const plain = literalDots(
+    source.replace(/\(\?-?[ims]+:/gu, "(?:").replace(/\(\?[ims]+-[ims]+:/gu, "(?:"),
+  );
   const generate = new RandExp(new RegExp(plain, "u"));
   generate.max = 12;
   generate.randInt = (low: number, high: number): number =>
@@ -208,11 +213,32 @@ function generator(source: string, random: () => number): RandExp {
   return generate;
 }
 
+/**
+ * A bare `.` outside a class made literal: rule sets write `hooks.slack.com` meaning the dot, and
+ * a generated `hooksOslackBcom` would be a sample of nothing.
+ */
+function literalDots(source: string): string {
+  let out = "";
+  let inClass = false;
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") {
+      out += source.slice(at, at + 2);
+      at++;
+      continue;
+    }
+    if (inClass) inClass = char !== "]";
+    else if (char === "[") inClass = true;
+    out += !inClass && char === "." ? "\\." : char;
+  }
+  return out;
+}
+
 /** The key name a context writes: the rule id's words, with a keyword of the rule in it. */
 function labelOf(rule: ForeignRule): { label: string; keyword: string } {
   const words = rule.id.split("-").filter((word) => !/^(?:api|token|key|secret)$/u.test(word));
-  const keyword = rule.keywords.find((word) => /^[a-z][a-z0-9_]+$/u.test(word)) ??
-    words[0] ?? rule.family;
+  const keyword = rule.keywords.find((word) => /^[a-z][a-z0-9]{3,}$/u.test(word)) ??
+    rule.keywords.find((word) => /^[a-z][a-z0-9_]+$/u.test(word)) ?? words[0] ?? rule.family;
   const tail = rule.id.split("-").slice(1).join("_") || "token";
   const label = rule.id.toLowerCase().includes(keyword)
     ? rule.id.replaceAll("-", "_")
@@ -220,8 +246,12 @@ function labelOf(rule: ForeignRule): { label: string; keyword: string } {
   return { label, keyword };
 }
 
-/** Rules whose findings are not single values in text: PEM blocks, whole commands, files. */
-const MULTI_LINE = /private-key|curl|kubernetes|jwt-base64|generic-api-key|nuget-config|sidekiq/u;
+/**
+ * Rules left out: findings that are not single values in text (PEM blocks, whole commands,
+ * files), the generic rule (any key), and `jwt`, whose expression admits strings no JWT can be
+ * (a JWT's header is base64url JSON, so it starts `eyJ`).
+ */
+const MULTI_LINE = /private-key|curl|kubernetes|jwt|generic-api-key|nuget-config|sidekiq/u;
 
 /** Real-format secrets, `perRule` for every rule the generator can serve. */
 export async function foreignSecrets(seed = 23, perRule = 3): Promise<{
@@ -246,15 +276,30 @@ export async function foreignSecrets(seed = 23, perRule = 3): Promise<{
     const { label, keyword } = labelOf(rule);
     let kept = 0;
     for (let attempt = 0; attempt < perRule * 20 && kept < perRule; attempt++) {
-      const secret = generate.gen();
+      const found = generate.gen();
+      // A group that takes the quotes in (`("[a-z0-9=_-]{8,20}")`): the secret is inside them.
+      const quoted = /^["'].*["']$/u.test(found);
+      const secret = quoted ? found.slice(1, -1) : found;
       if (secret.length < 8 || /\s/u.test(secret)) continue;
-      const bare = ruleReports(rule, ` ${secret} `, secret);
+      // gitleaks runs a rule only on text holding one of its keywords.
+      const neutral = ` ${found} `;
+      const bare = (rule.keywords.length === 0 ||
+        rule.keywords.some((word) => neutral.toLowerCase().includes(word.toLowerCase()))) &&
+        ruleReports(rule, neutral, found);
+      if (!bare && !ruleReports(rule, `${labelOf(rule).label.toUpperCase()}=${found}`, found)) {
+        continue;
+      }
       if (!bare && !ruleReports(rule, `${label.toUpperCase()}="${secret}"`, secret)) continue;
       samples.push({
         rule: rule.id,
         family: rule.family,
         secret,
-        kind: bare ? "self" : "keyword",
+        // OAuth client ids and account ids are public identifiers (RFC 6749 section 2.2).
+        kind: /-(?:client|access|user-api|api)-id$/u.test(rule.id)
+          ? "identifier"
+          : bare
+          ? "self"
+          : "keyword",
         label,
         keyword,
       });
@@ -283,12 +328,7 @@ export const FOREIGN_CONTEXTS: Readonly<
     s.kind === "self"
       ? JSON.stringify({ id: 42, note: s.secret, ok: true })
       : JSON.stringify({ service: s.keyword, [s.label]: s.secret, retries: 3 }),
-  jsonSibling: (s) =>
-    JSON.stringify({
-      integration: s.keyword,
-      kind: s.label.split("_").slice(1).join(" ") || "token",
-      value: s.secret,
-    }),
+  jsonSibling: (s) => JSON.stringify({ integration: s.keyword, value: s.secret, retries: 3 }),
   env: (s) => `${s.kind === "self" ? "UPSTREAM_VALUE" : s.label.toUpperCase()}=${s.secret}`,
   config: (s) =>
     s.kind === "self"
