@@ -63,7 +63,9 @@ async function readText(path: string): Promise<string | undefined> {
     }
     bytes = Deno.readFileSync(path);
     if (path.endsWith(".gz")) {
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      const stream = new Blob([new Uint8Array(bytes)]).stream().pipeThrough(
+        new DecompressionStream("gzip"),
+      );
       bytes = new Uint8Array(await new Response(stream).arrayBuffer());
       if (bytes.length > MAX_FILE) return undefined;
     }

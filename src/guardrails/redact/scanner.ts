@@ -21,9 +21,16 @@ import { ASSIGN, CLASS, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./ch
 import { flagContext, keyContext, type KeyVerdicts } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
-import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
+import { anchorAt, anchorsInRun, tokenIsSample, tryRule } from "./tokens.ts";
 import { unitBytes } from "./units.ts";
-import { isCode, isHexOrUuid, isPlaceholder, looksRandom, switchyPiece } from "./value_shape.ts";
+import {
+  encodesPlaceholder,
+  isCode,
+  isHexOrUuid,
+  isPlaceholder,
+  looksRandom,
+  switchyPiece,
+} from "./value_shape.ts";
 
 /** A compiled token format (see `providers.ts`). */
 export interface TokenRule {
@@ -269,16 +276,17 @@ function proseContext(
   // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
   if (/^(?:\.{0,2}\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
   if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
+  if (tokenIsSample(token) || encodesPlaceholder(token)) return;
+  // A hex run after words that name a public key's id is that id (`GnuPG key: 7EC2…`).
+  if (/^[0-9a-fA-F]+$/u.test(token) && PUBLIC_KEY_WORDS.test(window)) return;
   // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`); so is
   // one that is the value of a key the key context did not find secret (`"shasum": "…"`).
-  if (isHexOrUuid(token) && (!sure || keyedValue(text, start) || PUBLIC_KEY_WORDS.test(window))) {
-    return;
-  }
+  if (isHexOrUuid(token) && (!sure || keyedValue(text, start))) return;
   spans.push(start, end);
 }
 
 /** Words before a hex run that name a public key's id (`signing key 1988…`, `key ID: 6000…`). */
-const PUBLIC_KEY_WORDS = /signing[ _-]?key|key[ _-]?id|\(id:|fingerprint|gpg|pgp/iu;
+const PUBLIC_KEY_WORDS = /signing[ _-]?key|key[ _-]?id|\(id:|fingerprint|gpg|pgp|gnupg/iu;
 
 /** Whether a `:` or `=` (with quotes and spaces) stands right before `start`. */
 function keyedValue(text: string, start: number): boolean {

@@ -11,7 +11,7 @@ import type { TokenRule } from "./scanner.ts";
 import { fewDistinct } from "./value_shape.ts";
 
 /** The body after the prefix is a documentation sample, not a key: few distinct characters, EXAMPLE, xxxx. */
-function tokenIsSample(body: string): boolean {
+export function tokenIsSample(body: string): boolean {
   return SAMPLE.test(body) || fewDistinct(body);
 }
 

@@ -21,7 +21,8 @@ const PLACEHOLDER = new RegExp(
       .raw`\{\d{0,2}\}$|@[A-Za-z_]\w*@$|\{\{|<[^>]*>$|<%|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|` +
     String
       .raw`![A-Za-z]|[&*][A-Za-z]|my[-_]|'?\x60|(?:~|\.{1,2})?\/(?:bin|etc|home|opt|tmp|usr|var|run|srv|mnt|` +
-    String.raw`Users|Library|private|proc|dev|sys|data|app|workspace)\/)|(?:\.{3}|\u2026)$|` +
+    String
+      .raw`Users|Library|private|proc|dev|sys|data|app|workspace)(?:\/|$)|\/\^)|(?:\.{3}|\u2026)$|` +
     String.raw`\$\{[A-Za-z_][\w.]*\}|deadbeef|cafebabe|blahblah|foobar|` +
     String.raw`example|placeholder|your[_-]?|changeme|change[_-]me|redacted|dummy|sample|` +
     String.raw`insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
@@ -59,6 +60,9 @@ const LITERALS: ReadonlySet<string> = new Set([
   "omitted",
   "env",
   "process",
+  "anonymous",
+  "anoncvs",
+  "guest",
 ]);
 
 /**
@@ -112,7 +116,7 @@ export function isIdentifier(value: string): boolean {
     }
   }
   // Names hold a short piece that is no word now and then (`Jwt`, `Ssh`, `kEnumerable`).
-  return letters >= 2 && (wordy === letters || long && wordy >= letters * 0.8);
+  return letters >= 2 && (wordy === letters || long && wordy >= letters * 0.7);
 }
 
 /** A word or an acronym: up to five capitals, or letters with a vowel and no long consonant run. */
@@ -271,7 +275,7 @@ export function valueIsSecret(
     return looksRandom(value) && !isCode(value, next) && !isPlaceholder(value);
   }
   // A value in data is what the key says it is; in text a quoted one may still be code.
-  if (data) return !isPlaceholder(value);
+  if (data) return !isPlaceholder(value) && !isVersion(value);
   // `accesskey="n"`, `"^2.4.0"`: too short or a version to be a credential.
   if (value.length < 4 || isVersion(value)) return false;
   if (quoted) {
@@ -290,7 +294,7 @@ export function valueIsSecret(
  * Base64 of a placeholder (`bm90IG15IHJlYWwgcGFzc3dvcmQ=` is "not my real password"): a
  * documentation sample, encoded. Only values of base64's alphabet are decoded.
  */
-function encodesPlaceholder(value: string): boolean {
+export function encodesPlaceholder(value: string): boolean {
   if (value.length < 12 || value.length > 512 || !/^[A-Za-z0-9+/]+={0,2}$/u.test(value)) {
     return false;
   }
