@@ -347,6 +347,16 @@ export const FOREIGN_CONTEXTS: Readonly<
       : JSON.stringify({ service: s.keyword, [s.label]: s.secret, retries: 3 }),
   jsonSibling: (s) => JSON.stringify({ integration: s.keyword, value: s.secret, retries: 3 }),
   env: (s) => `${s.kind === "self" ? "UPSTREAM_VALUE" : s.label.toUpperCase()}=${s.secret}`,
+  // Encoded forms: an .env line as base64 (a Kubernetes secret's data, a config blob), and a
+  // query string URL-encoded inside another URL (a redirect target).
+  base64: (s) =>
+    `data:\n  config: ${
+      btoa(`${s.kind === "self" ? "VALUE" : s.label.toUpperCase()}=${s.secret}`)
+    }`,
+  urlEncoded: (s) =>
+    `GET /login?next=${
+      encodeURIComponent(`https://app.example/cb?${s.kind === "self" ? "v" : s.label}=${s.secret}`)
+    } HTTP/1.1`,
   config: (s) =>
     s.kind === "self"
       ? `[upstream]\nvalue = "${s.secret}"\nregion = "eu-west-1"`

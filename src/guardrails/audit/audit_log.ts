@@ -17,6 +17,7 @@ import {
   nextAuditEntry,
 } from "./audit.ts";
 import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
+import { splitSecrets } from "../redact/guardrail.ts";
 import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
@@ -109,7 +110,9 @@ function auditInput(
   monotonic: () => number,
 ): AuditInput {
   const { context } = call;
+  const split = outcome === undefined ? undefined : splitSecrets.get(outcome);
   return {
+    ...(split === undefined ? {} : { redaction: { split_secrets: split } }),
     principal: context.principal ?? null,
     // nextAuditEntry copies the name and version alone.
     client: mask(context.client.info ?? null),

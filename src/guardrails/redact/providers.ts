@@ -59,6 +59,9 @@ const ROWS: readonly Row[] = [
   ...["ghp", "gho", "ghu", "ghs", "ghr"].map((p): Row => ["GitHub", p, `${p}_{A:36,255}`]),
   ["GitHub", "fine-grained-pat", "github_pat_{A:22}_{A:59}"],
   ["GitHub", "fine-grained-pat-any", "github_pat_{w:82}"],
+  // Routable tokens first: the plain formats would take their first 80 characters alone.
+  ["GitLab", "pat-routable", "glpat-{b:27,300}.{a:9}"],
+  ["GitLab", "runner-routable", "glrt-t{d:1}_{b:27,300}.{a:9}"],
   ["GitLab", "pat", "glpat-{b:20,80}"],
   ["GitLab", "deploy-token", "gldt-{b:20,80}"],
   ["GitLab", "pipeline-trigger", "glptt-{h:40}"],

@@ -17,7 +17,8 @@
  * @module
  */
 
-import { ASSIGN, CLASS, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
+import { ASSIGN, CLASS, DIGIT, DOT, isAlnum, LOWER, RUN, SEP, sep, TILDE, UPPER } from "./chars.ts";
+import { decodedSecrets, MIN_ENCODED } from "./encoded.ts";
 import { flagContext, keyContext, type KeyVerdicts } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
@@ -92,22 +93,39 @@ export interface ScanPlan {
 
 /** The shortest run the token rules look at (the shortest leading run of any format). */
 export const MIN_RUN = 11;
+/** What a run of base64 holds: digits, capitals and small letters. */
+const BASE64_KINDS = DIGIT | UPPER | LOWER;
+
 /** The shortest random-looking token the prose rule looks at. */
 const MIN_PROSE = 12;
 
-/** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
-export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
+/**
+ * Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. Base64 and
+ * URL-encoded runs are decoded and scanned too, one level deep (`decoding` is false inside).
+ */
+export function scanText(plan: ScanPlan, text: string, spans: number[], decoding = true): void {
   // The loop reads bytes; what it finds is looked at in the string.
   const units = unitBytes(text);
+  const encoded: number[] | undefined = decoding ? [] : undefined;
   try {
-    scanUnits(plan, text, units, spans);
+    scanUnits(plan, text, units, spans, encoded);
   } finally {
     // The buffer is reused: it keeps no copy of the text once the scan is done.
     units.fill(0);
   }
+  // After the pass: scanning the decoded text reuses the byte buffer.
+  if (encoded !== undefined && (encoded.length > 0 || text.includes("%"))) {
+    decodedSecrets(text, encoded, (decoded, inner) => scanText(plan, decoded, inner, false), spans);
+  }
 }
 
-function scanUnits(plan: ScanPlan, text: string, units: Uint8Array, spans: number[]): void {
+function scanUnits(
+  plan: ScanPlan,
+  text: string,
+  units: Uint8Array,
+  spans: number[],
+  encoded: number[] | undefined,
+): void {
   const n = text.length;
   const keyed = plan.strengthOf !== undefined;
   const starts = plan.starts;
@@ -141,7 +159,13 @@ function scanUnits(plan: ScanPlan, text: string, units: Uint8Array, spans: numbe
       keyUntil = flagContext(plan, text, start + 2, i, spans);
     }
     if (length >= MIN_RUN) examineRun(plan, text, units, start, i, kinds, start > keyUntil, spans);
-    // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
+    // Base64 of text mixes cases and digits, and has no `.` or `~`.
+    if (
+      encoded !== undefined && length >= MIN_ENCODED && (kinds & BASE64_KINDS) === BASE64_KINDS &&
+      (kinds & (DOT | TILDE)) === 0
+    ) {
+      encoded.push(start, i);
+    } // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
     else if (starts[((units[start] ?? 0) << 7) | ((units[start + 1] ?? 0) & 127)] !== 0) {
       tryBucket(plan, text, units, start, spans);
     }
