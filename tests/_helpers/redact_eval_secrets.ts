@@ -341,6 +341,11 @@ export const FOREIGN_CONTEXTS: Readonly<
       : `2026-12-03T07:30:00.123Z INFO ${s.keyword} client ready ${
         s.label.split("_").at(-1)
       }=${s.secret} region=eu-west-1`,
+  // The keyword among the line's own tokens, the value under a key that names nothing.
+  logNeutral: (s) =>
+    s.kind === "self"
+      ? `2026-12-03T07:30:00Z DEBUG cache warm value=${s.secret} hits=12`
+      : `2026-12-03T07:30:00Z DEBUG ${s.keyword} sync started value=${s.secret} hits=12`,
   json: (s) =>
     s.kind === "self"
       ? JSON.stringify({ id: 42, note: s.secret, ok: true })

@@ -26,10 +26,27 @@ function overlaps(spans: readonly number[], start: number, end: number): boolean
   return false;
 }
 
+/** Whether the first characters of a base64 run decode to printable text. */
+function printable(head: string): boolean {
+  let decoded: string;
+  try {
+    decoded = atob(head.replaceAll("-", "+").replaceAll("_", "/"));
+  } catch {
+    return false;
+  }
+  for (let index = 0; index < decoded.length; index++) {
+    const code = decoded.charCodeAt(index);
+    if (code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13)) return false;
+  }
+  return true;
+}
+
 /** `text` as decoded base64 (standard or URL-safe), or `undefined` unless it is printable text. */
 function base64Text(run: string): string | undefined {
   const bare = run.replace(/=+$/u, "");
   if (bare.length % 4 === 1) return undefined;
+  // Most candidates are names and random ids: their first six bytes already give them away.
+  if (!printable(bare.slice(0, 8))) return undefined;
   const standard = bare.replaceAll("-", "+").replaceAll("_", "/");
   let decoded: string;
   try {
@@ -70,6 +87,11 @@ export function decodedSecrets(
   urlEncoded(text, scan, inner, spans);
 }
 
+/** Whether a code unit is a hex digit. */
+function isHex(code: number): boolean {
+  return code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102;
+}
+
 /** Characters of a URL-encoded run: unreserved ones and `%`. */
 function inUrlRun(code: number): boolean {
   return code >= 48 && code <= 57 || code >= 65 && code <= 90 || code >= 97 && code <= 122 ||
@@ -80,7 +102,7 @@ function inUrlRun(code: number): boolean {
 function urlEncoded(text: string, scan: DecodedScan, inner: number[], spans: number[]): void {
   let done = 0;
   for (let at = text.indexOf("%"); at >= 0; at = text.indexOf("%", Math.max(at + 1, done))) {
-    if (at < done || !/^[0-9A-Fa-f]{2}$/u.test(text.slice(at + 1, at + 3))) continue;
+    if (at < done || !isHex(text.charCodeAt(at + 1)) || !isHex(text.charCodeAt(at + 2))) continue;
     let start = at;
     while (start > 0 && inUrlRun(text.charCodeAt(start - 1))) start--;
     let end = at;

@@ -19,6 +19,7 @@
 
 import { ASSIGN, CLASS, DIGIT, DOT, isAlnum, LOWER, RUN, SEP, sep, TILDE, UPPER } from "./chars.ts";
 import { decodedSecrets, MIN_ENCODED } from "./encoded.ts";
+import { namesIdentity } from "./siblings.ts";
 import { flagContext, keyContext, type KeyVerdicts } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
@@ -289,18 +290,21 @@ function proseContext(
   if (end - start < MIN_PROSE) return;
   // Most candidates are ids and names: the bytes rule them out before the words are searched.
   if (end - start < 32 && !switchyPiece(units, start, end)) return;
+  const token = text.slice(start, end);
+  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
+  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
+  // The token is judged before the words before it: names in code are the common case.
+  if (/^(?:\.{0,2}\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
+  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   // Only the window is searched for a line break: searching the whole text back would be quadratic.
   let window = text.slice(Math.max(0, start - 48), start);
   const line = window.lastIndexOf("\n");
   if (line >= 0) window = window.slice(line + 1);
   const sure = plan.proseWords?.test(window) === true;
   if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
-  const token = text.slice(start, end);
-  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
-  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
-  if (/^(?:\.{0,2}\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
-  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   if (tokenIsSample(token) || encodesPlaceholder(token)) return;
+  // Inside a template expression (`${{ secrets.DEPLOY_KEY }}`): a reference, not a value.
+  if (/\{\{[ \t]*$/u.test(window)) return;
   // A hex run after words that name a public key's id is that id (`GnuPG key: 7EC2…`).
   if (/^[0-9a-fA-F]+$/u.test(token) && PUBLIC_KEY_WORDS.test(window)) return;
   // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`); so is
@@ -312,13 +316,22 @@ function proseContext(
 /** Words before a hex run that name a public key's id (`signing key 1988…`, `key ID: 6000…`). */
 const PUBLIC_KEY_WORDS = /signing[ _-]?key|key[ _-]?id|\(id:|fingerprint|gpg|pgp|gnupg/iu;
 
-/** Whether a `:` or `=` (with quotes and spaces) stands right before `start`. */
+/**
+ * Whether the token at `start` is the value of a key that names an id or a digest
+ * (`"shasum": "…"`, `commit=…`): such a hex run is that, whatever words stand before it.
+ */
 function keyedValue(text: string, start: number): boolean {
   let at = start - 1;
   for (let steps = 0; steps < 4 && at >= 0; steps++, at--) {
     const code = text.charCodeAt(at);
-    if (code === 58 || code === 61) return true;
+    if (code === 58 || code === 61) break;
     if (code !== 34 && code !== 39 && code !== 32) return false;
   }
-  return false;
+  const assign = text.charCodeAt(at);
+  if (assign !== 58 && assign !== 61) return false;
+  let end = at;
+  while (end > 0 && (text.charCodeAt(end - 1) === 34 || text.charCodeAt(end - 1) === 39)) end--;
+  let begin = end;
+  while (begin > 0 && begin > end - 64 && /[\w.-]/u.test(text[begin - 1] ?? "")) begin--;
+  return begin < end && namesIdentity(text.slice(begin, end));
 }

@@ -86,6 +86,11 @@ export function siblingsName(
   return false;
 }
 
+/** Whether a key names an id, a digest, a version or an address (`shasum`, `commit_id`, `url`). */
+export function namesIdentity(key: string): boolean {
+  return IDENTITIES.has(keyWords(key).at(-1) ?? "");
+}
+
 /** Whether a string under a key that names nothing is a credential in an object that does. */
 export function hintedSecret(key: string, value: string): boolean {
   if (value.length < 16 || !looksRandom(value) || isPlaceholder(value)) return false;

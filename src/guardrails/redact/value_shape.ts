@@ -16,7 +16,7 @@ import type { KeyStrength } from "./key_names.ts";
 // `<%= x %>`), YAML tags and aliases (`!Ref X`, `*anchor`), masks already applied, samples cut
 // short (`eyJhbGci...`), paths under a system folder, and words samples are made of.
 const PLACEHOLDER = new RegExp(
-  String.raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|\$\d+$|%[^%\s]+%$|%[+\-# 0]?[A-Za-z]$|` +
+  String.raw`^(?:\$\{[^}]*\}|\$\{\{|\$\(|\$[A-Za-z_]|\$\d+$|%[^%\s]+%$|%[+\-# 0]?[A-Za-z]$|` +
     String
       .raw`\{\d{0,2}\}$|@[A-Za-z_]\w*@$|\{\{|<[^>]*>$|<%|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|` +
     String
