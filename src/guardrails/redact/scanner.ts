@@ -294,7 +294,7 @@ function proseContext(
   // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
   // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
   // The token is judged before the words before it: names in code are the common case.
-  if (/^(?:\.{0,2}\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
+  if (/^(?:\.{1,2}\/|\/\/|\/[a-z]+\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
   if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   // Only the window is searched for a line break: searching the whole text back would be quadratic.
   let window = text.slice(Math.max(0, start - 48), start);

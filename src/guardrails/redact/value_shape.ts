@@ -97,10 +97,13 @@ export function isVersion(value: string): boolean {
 export function isIdentifier(value: string): boolean {
   if (value.length < 2 || value.length > 120) return false;
   if (!/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/u.test(value)) return false;
+  // A number inside a word (`dO9uZX3grja`) is key material; names put them at a word's end.
+  if (/\d[a-z]/u.test(value)) return false;
   const pieces = value.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/gu) ?? [];
   let letters = 0;
   let wordy = 0;
   let numbers = 0;
+  let words = 0;
   let long = false;
   for (const piece of pieces) {
     const code = piece.charCodeAt(0);
@@ -113,8 +116,11 @@ export function isIdentifier(value: string): boolean {
     if (wordLike(piece)) {
       wordy += piece.length;
       if (piece.length >= 4) long = true;
+      if (piece.length >= 2) words++;
     }
   }
+  // A name of several pieces holds at least two words (`getToken`, `messageId`, `UnixGroupIDs`).
+  if (pieces.length > 1 && words < 2) return false;
   // Names hold a short piece that is no word now and then (`Jwt`, `Ssh`, `kEnumerable`).
   return letters >= 2 && (wordy === letters || long && wordy >= letters * 0.7);
 }
@@ -284,8 +290,8 @@ export function valueIsSecret(
     if (/^[a-z]{1,10}$|^[A-Z][a-z]{1,9}$/u.test(value) || /^[\s,;)\]}]/u.test(value)) return false;
     return !isPlaceholder(value) && !isCode(value, next) && !encodesPlaceholder(value);
   }
-  // `asp-`, `ruby_`: a fragment that ends where a name would go on is no token.
-  if (/[-_]$/u.test(value)) return false;
+  // `asp-`, `ruby_`: a short fragment that ends where a name would go on is no token.
+  if (value.length <= 8 && /[-_]$/u.test(value)) return false;
   return !isWord(value) && !isCode(value, next) && !isPlaceholder(value) &&
     !encodesPlaceholder(value);
 }
