@@ -3,7 +3,6 @@
  * and `redact.gitleaksRules` in a policy file.
  */
 
-// deno-lint-ignore-file no-import-prefix
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createGuardrails } from "../../../guardrails.ts";
@@ -12,6 +11,8 @@ import { compileRedactor, redactText } from "../../../src/guardrails/redact/engi
 import { parseGitleaksRules } from "../../../src/guardrails/redact/gitleaks.ts";
 import { loadPolicyFile, parsePolicy } from "../../../src/setup/policy_file.ts";
 import { translateRe2 } from "../../../src/guardrails/redact/re2.ts";
+// Its static import of the package makes Deno fetch it, so the file below is in the cache.
+import { RULE_SOURCE } from "../../_helpers/redact_eval_secrets.ts";
 
 const M = "[REDACTED]";
 
@@ -244,7 +245,10 @@ Deno.test("parseGitleaksRules() loads gitleaks' own default configuration, path-
   const text = await Deno.readTextFile(new URL(url));
   const rules = await parseGitleaksRules(text, "default.toml");
   const files = [...text.matchAll(/^\[\[rules\]\]/gmu)].length;
-  assert.ok(rules.length >= 200 && rules.length < files, `${rules.length} of ${files}`);
+  assert.ok(
+    rules.length >= 200 && rules.length < files,
+    `${RULE_SOURCE}: ${rules.length} of ${files}`,
+  );
   assert.ok(!rules.some((rule) => rule.id === "pkcs12-file"));
   const redactor = compileRedactor({ presets: false, defaultKeys: false, rules });
   const token = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
