@@ -11,10 +11,8 @@
 import {
   createServer,
   defineTool,
-  ErrorCode,
   MissingCapabilityError,
   type RequestContext,
-  RpcError,
   serveHttp,
   type Server,
   serveStdio,
@@ -248,13 +246,8 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
       description: "One order as JSON",
       mimeType: "application/json",
       complete: { id: (prefix) => completeIds(prefix) },
-      read: ({ id }) => {
-        const order = id === undefined ? undefined : orders.get(id);
-        if (order === undefined) {
-          throw new RpcError(ErrorCode.MethodNotFound, `Unknown resource: "orders://${id}"`);
-        }
-        return order;
-      },
+      // No such order: undefined, which the client gets as "not found" in its era's code.
+      read: ({ id }) => id === undefined ? undefined : orders.get(id),
     }],
     prompts: [{
       name: "summarize_order",

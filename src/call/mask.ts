@@ -36,3 +36,25 @@ export function composeMasks(masks: readonly Mask[]): Mask | undefined {
     return masked;
   };
 }
+
+/**
+ * Errors that have passed a masking step already (the redaction guardrail
+ * masks a call's error on its way out). The server masks every other error
+ * it sends, so each is masked exactly once even by a mask that is not
+ * idempotent. Weak, so a marked error costs nothing once it is gone.
+ */
+const maskedErrors = new WeakSet<object>();
+
+/**
+ * Marks `error` as masked already, so the server's last step sends it as it
+ * is; returns it.
+ */
+export function markMasked<T extends object>(error: T): T {
+  maskedErrors.add(error);
+  return error;
+}
+
+/** Whether `error` was marked by {@linkcode markMasked}. */
+export function isMasked(error: object): boolean {
+  return maskedErrors.has(error);
+}

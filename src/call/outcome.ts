@@ -5,8 +5,13 @@
  * @module
  */
 
-import type { RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, type RpcError } from "../jsonrpc/errors.ts";
+import { ModernErrorCode } from "../jsonrpc/modern_errors.ts";
 import type { GuardedCall } from "./context.ts";
+
+const MODERN_ACCESS_DENIED = ModernErrorCode.AccessDenied;
+const MODERN_RATE_LIMITED = ModernErrorCode.RateLimited;
+const INVALID_PARAMS = ErrorCode.InvalidParams;
 
 /**
  * The end of a call: a result to send, or a protocol error. The step that
@@ -56,3 +61,28 @@ export type CallNext = (call: GuardedCall) => Promise<CallOutcome>;
 
 /** How a call ended. */
 export type CallStatus = CallOutcome["status"];
+
+/**
+ * The error code a client is sent for an error outcome in `era`: the
+ * outcome's own in the legacy era; in revision 2026-07-28 a refusal takes
+ * the modern code (-31001, -31002), an item not found -32602, and -32002
+ * (resource not found before that revision) becomes -32602. The front door
+ * builds its reply with it and the audit log records it, so both agree.
+ */
+export function sentErrorCode(
+  outcome: Extract<CallOutcome, { error: RpcError }>,
+  era: "legacy" | "modern",
+): number {
+  const code = outcome.error.code;
+  if (era === "legacy") return code;
+  switch (outcome.status) {
+    case "denied":
+      return MODERN_ACCESS_DENIED;
+    case "rate_limited":
+      return MODERN_RATE_LIMITED;
+    case "not_found":
+      return INVALID_PARAMS;
+    default:
+      return code === -32002 ? INVALID_PARAMS : code;
+  }
+}

@@ -5,8 +5,9 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../jsonrpc/errors.ts";
+import { ErrorCode, quote, RpcError } from "../jsonrpc/errors.ts";
 import type { CallOutcome } from "../call/outcome.ts";
+import type { Mask } from "../call/mask.ts";
 import { InputRequiredError } from "./client_asks.ts";
 
 /**
@@ -65,5 +66,18 @@ export function invalidParams(
   return {
     status: "invalid",
     error: new RpcError(ErrorCode.InvalidParams, message, { violations }),
+  };
+}
+
+/**
+ * The outcome for an item that does not exist: -32601 in the legacy era (as
+ * Warden's protocol contract says; -32002 is its rate limit there); the
+ * modern front door answers -32602 for it, with `data.uri` for a resource.
+ * `mask` (the call's) masks a name too long to be echoed whole before it is cut.
+ */
+export function notFound(kind: string, name: string, mask?: Mask): CallOutcome {
+  return {
+    status: "not_found",
+    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name, 80, mask)}`),
   };
 }

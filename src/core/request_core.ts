@@ -12,6 +12,7 @@ import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
+import { canonicalUri } from "./canonical_uri.ts";
 import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
@@ -19,6 +20,7 @@ import { paginate } from "./pagination.ts";
 import { getPrompt } from "./prompts.ts";
 import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
+import { notFound } from "./outcome.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
 import { runTool } from "./tools.ts";
@@ -37,46 +39,45 @@ export interface ParsedCall {
   readonly problem: RpcError | undefined;
 }
 
-/** The outcome for an item that does not exist (-32601 here; revision 2026-07-28 says -32602). */
-export function notFound(kind: string, name: string): CallOutcome {
-  return {
-    status: "not_found",
-    error: new RpcError(ErrorCode.MethodNotFound, `Unknown ${kind}: ${quote(name)}`),
-  };
-}
+export { notFound } from "./outcome.ts";
 
-/** The key of `params` that names the item of each guarded method. */
-const NAME_KEYS: Readonly<Record<CallKind, string>> = {
-  tool: "name",
-  resource: "uri",
-  prompt: "name",
-};
-
-/** Reads a guarded call's name and arguments from `params`. */
+/**
+ * Reads a guarded call's name and arguments from `params`. A resource URI is
+ * put in canonical form here, where it enters, so that every guardrail and
+ * the handler see one name; one that has no canonical form is a problem
+ * (-32602 in both eras), and the call keeps the URI as sent for the audit.
+ */
 export function parseCall(
   kind: CallKind,
   method: string,
   params: JsonRpcParams,
   context: CallContext,
 ): ParsedCall {
-  const nameKey = NAME_KEYS[kind];
+  const nameKey = kind === "resource" ? "uri" : "name";
   const name = params[nameKey];
   const args = kind === "resource" ? {} : params.arguments ?? {};
-  const problem = typeof name !== "string"
-    ? invalidParamsError(`${nameKey} must be a string`)
-    : !isRecord(args)
-    ? invalidParamsError("arguments must be an object")
-    : undefined;
-  return {
-    call: {
-      kind,
-      method,
-      name: typeof name === "string" ? name : "",
-      arguments: isRecord(args) ? args : {},
-      context,
-    },
-    problem,
+  const call: GuardedCall = {
+    kind,
+    method,
+    name: typeof name === "string" ? name : "",
+    arguments: isRecord(args) ? args : {},
+    context,
   };
+  if (typeof name !== "string") {
+    return { call, problem: invalidParamsError(`${nameKey} must be a string`) };
+  }
+  if (!isRecord(args)) return { call, problem: invalidParamsError("arguments must be an object") };
+  return kind === "resource" ? withCanonicalUri(call, name, false) : { call, problem: undefined };
+}
+
+/** `call` named by the canonical form of `uri`, or with the reason it has none as its problem. */
+function withCanonicalUri(call: GuardedCall, uri: string, template: boolean): ParsedCall {
+  const canonical = canonicalUri(uri, template);
+  if (typeof canonical !== "string") {
+    return { call, problem: invalidParamsError(`uri ${canonical.refused}`) };
+  }
+  if (canonical === uri) return { call, problem: undefined };
+  return { call: { ...call, name: canonical, sentName: uri }, problem: undefined };
 }
 
 /** What the core is built from. */
@@ -194,7 +195,7 @@ export class RequestCore {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(
         `warden: the call pipeline failed on ${parsed.call.method} ${
-          quote(parsed.call.name)
+          quote(parsed.call.name, 80, parsed.call.context.mask)
         }: ${detail}`,
       );
       return {
@@ -208,7 +209,9 @@ export class RequestCore {
   callTool(context: RequestContext): CallNext {
     return (call) => {
       const tool = this.registry.tools.get(call.name);
-      if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
+      if (tool === undefined) {
+        return Promise.resolve(notFound("tool", call.name, call.context.mask));
+      }
       return runTool(tool, call.arguments, context, this.#log);
     };
   }
@@ -226,7 +229,7 @@ export class RequestCore {
           return readTemplate(template, variables, resourceContext, this.#log);
         }
       }
-      return Promise.resolve(notFound("resource", uri));
+      return Promise.resolve(notFound("resource", uri, call.context.mask));
     };
   }
 
@@ -234,7 +237,9 @@ export class RequestCore {
   getPrompt(context: RequestContext): CallNext {
     return (call) => {
       const prompt = this.registry.prompts.get(call.name);
-      if (prompt === undefined) return Promise.resolve(notFound("prompt", call.name));
+      if (prompt === undefined) {
+        return Promise.resolve(notFound("prompt", call.name, call.context.mask));
+      }
       return getPrompt(prompt, call.arguments, context, this.#log);
     };
   }
@@ -264,7 +269,7 @@ export class RequestCore {
       Promise.resolve(
         this.resourceExists(call.name)
           ? { status: "ok", result: {} }
-          : notFound("resource", call.name),
+          : notFound("resource", call.name, call.context.mask),
       );
   }
 
@@ -292,24 +297,31 @@ export class RequestCore {
       return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
     }
     const isPrompt = request.ref.type === "ref/prompt";
-    const name = request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri;
-    const call: GuardedCall = {
+    const given: GuardedCall = {
       kind: isPrompt ? "prompt" : "resource",
       method: "completion/complete",
-      name,
+      name: request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri,
       arguments: { [request.argument.name]: request.argument.value },
       context,
     };
+    // A template is named by its URI template, canonical like any resource URI.
+    const { call, problem } = isPrompt
+      ? { call: given, problem: undefined }
+      : withCanonicalUri(given, given.name, true);
+    if (problem !== undefined) {
+      return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
+    }
+    const { name } = call;
     const step: CallNext = async () => {
       let completer: Completer | undefined;
       if (isPrompt) {
         const prompt = this.registry.prompts.get(name);
-        if (prompt === undefined) return notFound("prompt", name);
+        if (prompt === undefined) return notFound("prompt", name, context.mask);
         completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
           ?.complete;
       } else {
         const template = this.registry.templates.get(name);
-        if (template === undefined) return notFound("resource template", name);
+        if (template === undefined) return notFound("resource template", name, context.mask);
         const completers = template.definition.complete;
         completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
           ? completers[request.argument.name]

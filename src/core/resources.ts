@@ -5,11 +5,12 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
+import { canonicalUri } from "./canonical_uri.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";
-import { thrownOutcome } from "./outcome.ts";
+import { notFound, thrownOutcome } from "./outcome.ts";
 
 /**
  * The context of a read: the request's, plus the URI read.
@@ -26,7 +27,7 @@ import { thrownOutcome } from "./outcome.ts";
  * ```
  */
 export interface ResourceContext extends RequestContext {
-  /** The URI the client asked for. */
+  /** The URI the client asked for, in canonical form (the form the access policy decided on). */
   readonly uri: string;
 }
 
@@ -67,7 +68,11 @@ export interface ResourceDefinition {
   annotations?: ContentAnnotations;
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
-  /** Produces the contents: a string, a `Uint8Array`, or a JSON value. */
+  /**
+   * Produces the contents: a string, a `Uint8Array`, or a JSON value;
+   * `undefined` or `null` when it is gone (the client gets "not found" in
+   * the code of its era).
+   */
   read(context: ResourceContext): unknown;
 }
 
@@ -107,6 +112,7 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
   if (typeof resource.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkCanonical(resource.uri, false, label);
   checkIcons(resource.icons, label);
   checkItemCache(resource.cache, label);
   const listing: Record<string, unknown> = { uri: resource.uri, name: resource.name };
@@ -114,6 +120,22 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
     if (resource[key] !== undefined) listing[key] = resource[key];
   }
   return { definition: resource, listing: Object.freeze(listing) };
+}
+
+/**
+ * Refuses a registered URI or URI template that is not in canonical form:
+ * requests are matched in canonical form, so such an item could never be read.
+ */
+export function checkCanonical(uri: string, template: boolean, label: string): void {
+  const canonical = canonicalUri(uri, template);
+  if (typeof canonical !== "string") throw new TypeError(`${label}: the URI ${canonical.refused}`);
+  if (canonical !== uri) {
+    throw new TypeError(
+      `${label}: the URI is not in canonical form (RFC 3986 §6.2.2), write it as ${
+        JSON.stringify(canonical)
+      }`,
+    );
+  }
 }
 
 /** Encodes what a reader returned as resource contents. */
@@ -131,6 +153,21 @@ export function toContents(
   return { uri, mimeType: mimeType ?? "application/json", text: json };
 }
 
+/**
+ * The outcome of a read that returned `value`: its contents, or "not found"
+ * when a reader returned `undefined` or `null` (the era-neutral way to say
+ * there is no such resource: -32601 in the legacy era, -32602 with
+ * `data.uri` in revision 2026-07-28).
+ */
+export function readOutcome(
+  uri: string,
+  mimeType: string | undefined,
+  value: unknown,
+): CallOutcome {
+  if (value === undefined || value === null) return notFound("resource", uri);
+  return { status: "ok", result: { contents: [toContents(uri, mimeType, value)] } };
+}
+
 /** Reads a resource into a resources/read result. */
 export async function readResource(
   resource: RegisteredResource,
@@ -139,11 +176,7 @@ export async function readResource(
 ): Promise<CallOutcome> {
   const { definition } = resource;
   try {
-    const value = await definition.read(context);
-    return {
-      status: "ok",
-      result: { contents: [toContents(context.uri, definition.mimeType, value)] },
-    };
+    return readOutcome(context.uri, definition.mimeType, await definition.read(context));
   } catch (error) {
     return thrownOutcome(error, context.signal, `reading resource '${definition.uri}'`, log);
   }

@@ -10,7 +10,7 @@ import type { CallOutcome } from "../call/outcome.ts";
 import type { ContentAnnotations } from "./content.ts";
 import type { Completer } from "./completion.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";
-import { type ResourceContext, toContents } from "./resources.ts";
+import { checkCanonical, readOutcome, type ResourceContext } from "./resources.ts";
 import { thrownOutcome } from "./outcome.ts";
 import { compileUriTemplate, type UriTemplate } from "./uri_template.ts";
 
@@ -51,7 +51,11 @@ export interface ResourceTemplateDefinition {
   _meta?: Record<string, unknown>;
   /** Completers for the template's variables, by variable name. */
   complete?: Readonly<Record<string, Completer>>;
-  /** Produces the contents for one URI: a string, a `Uint8Array`, or a JSON value. */
+  /**
+   * Produces the contents for one URI: a string, a `Uint8Array`, or a JSON
+   * value; `undefined` or `null` when there is no such resource (the client
+   * gets "not found" in the code of its era).
+   */
   read(variables: Readonly<Record<string, string>>, context: ResourceContext): unknown;
 }
 
@@ -83,6 +87,7 @@ export function registerTemplate(definition: ResourceTemplateDefinition): Regist
   if (typeof definition.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkCanonical(definition.uriTemplate, true, label);
   checkIcons(definition.icons, label);
   checkItemCache(definition.cache, label);
   let template: UriTemplate;
@@ -118,11 +123,7 @@ export async function readTemplate(
 ): Promise<CallOutcome> {
   const { definition } = registered;
   try {
-    const value = await definition.read(variables, context);
-    return {
-      status: "ok",
-      result: { contents: [toContents(context.uri, definition.mimeType, value)] },
-    };
+    return readOutcome(context.uri, definition.mimeType, await definition.read(variables, context));
   } catch (error) {
     return thrownOutcome(error, context.signal, `reading '${context.uri}'`, log);
   }

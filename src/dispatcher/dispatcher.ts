@@ -8,6 +8,7 @@
  */
 
 import { ErrorCode, quote, RpcError } from "../jsonrpc/errors.ts";
+import { isMasked, type Mask } from "../call/mask.ts";
 import {
   classifyMessage,
   type JsonRpcFailure,
@@ -58,6 +59,12 @@ export interface DispatcherOptions<S extends DispatchSession> {
   notifications: ReadonlyMap<string, NotificationHandler<S>>;
   /** Where diagnostics go (stderr in practice). */
   log: (message: string) => void;
+  /**
+   * The server's masker, the last step of every reply: it masks each error's
+   * message and data (unless a masking step did already) and each result's
+   * `_meta`, which no other step does. Absent when nothing masks.
+   */
+  mask?: Mask | undefined;
 }
 
 const EMPTY_PARAMS: JsonRpcParams = Object.freeze({});
@@ -73,14 +80,24 @@ function failure(
     : { jsonrpc: "2.0", id, error: { code, message, data } };
 }
 
-/** The reply to an exception thrown while answering `method`. */
+/**
+ * The reply to an exception thrown while answering `method`; an `RpcError`'s
+ * message and data pass `mask` unless a masking step marked it already.
+ */
 export function errorReply(
   id: JsonRpcId | null,
   error: unknown,
   method: string,
   log: (message: string) => void,
+  mask?: Mask,
 ): JsonRpcFailure {
-  if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
+  if (error instanceof RpcError) {
+    if (mask === undefined || isMasked(error)) {
+      return failure(id, error.code, error.message, error.data);
+    }
+    const data = error.data === undefined ? undefined : mask(error.data);
+    return failure(id, error.code, mask(error.message), data);
+  }
   // Internals stay on stderr: the client learns only that it was our fault.
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   log(`warden: internal error in ${quote(method)}: ${detail}`);
@@ -110,11 +127,13 @@ export class Dispatcher<S extends DispatchSession> {
   readonly #methods: ReadonlyMap<string, MethodHandler<S>>;
   readonly #notifications: ReadonlyMap<string, NotificationHandler<S>>;
   readonly #log: (message: string) => void;
+  readonly #mask: Mask | undefined;
 
   constructor(options: DispatcherOptions<S>) {
     this.#methods = options.methods;
     this.#notifications = options.notifications;
     this.#log = options.log;
+    this.#mask = options.mask;
   }
 
   /**
@@ -162,6 +181,7 @@ export class Dispatcher<S extends DispatchSession> {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case "invalid":
+        // The reasons are fixed texts: nothing of the message is echoed.
         return failure(classified.id, ErrorCode.InvalidRequest, classified.reason);
       case "notification":
         this.#notify(classified.message, session);
@@ -173,7 +193,9 @@ export class Dispatcher<S extends DispatchSession> {
     const { id, method } = classified.message;
     const handler = this.#methods.get(method);
     if (handler === undefined) {
-      return failure(id, ErrorCode.MethodNotFound, `Method not found: ${quote(method)}`);
+      // Masked before it is cut short, so a cut cannot hide a secret from the mask.
+      const name = this.#mask === undefined ? method : this.#mask(method);
+      return failure(id, ErrorCode.MethodNotFound, `Method not found: ${quote(name)}`);
     }
     const request = session.inflight.begin(id);
     if (request === undefined) {
@@ -200,7 +222,12 @@ export class Dispatcher<S extends DispatchSession> {
   ): JsonRpcResponse | undefined {
     session.inflight.end(id, request);
     if (request.cancelledByClient) return undefined;
-    return { jsonrpc: "2.0", id, result };
+    const meta = result._meta;
+    // No step masks a result's `_meta` (results are masked by kind, leaving protocol fields).
+    // A mask returns what it was given when nothing needs masking: then the result is sent as is.
+    const masked = this.#mask === undefined || meta === undefined ? meta : this.#mask(meta);
+    if (masked === meta) return { jsonrpc: "2.0", id, result };
+    return { jsonrpc: "2.0", id, result: { ...result, _meta: masked } };
   }
 
   #failed(
@@ -212,7 +239,7 @@ export class Dispatcher<S extends DispatchSession> {
   ): JsonRpcResponse | undefined {
     session.inflight.end(id, request);
     if (request.cancelledByClient) return undefined;
-    return errorReply(id, error, method, this.#log);
+    return errorReply(id, error, method, this.#log, this.#mask);
   }
 
   #notify(message: JsonRpcNotification, session: S): void {

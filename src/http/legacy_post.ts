@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode } from "../jsonrpc/errors.ts";
+import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
 import type { HttpSession } from "./http_session.ts";
@@ -31,11 +31,17 @@ export async function legacyPost<S extends HttpProtocolSession>(
   sseOk: boolean,
 ): Promise<Response> {
   if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
-    return rpcError(
-      400,
-      ErrorCode.InvalidRequest,
-      `Bad request: unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`,
-    );
+    // Masked before it is cut short, so a cut cannot hide a secret from the mask.
+    const message = `Bad request: unsupported protocol version ${
+      quote(endpoint.host.mask(version), 40)
+    }`;
+    for (const refused of requestsIn(value)) {
+      await endpoint.host.refused(refused, principal, {
+        code: ErrorCode.InvalidRequest,
+        message,
+      }, "legacy");
+    }
+    return rpcError(400, ErrorCode.InvalidRequest, message);
   }
   const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";
   if (endpoint.stateless) {
@@ -54,6 +60,15 @@ export async function legacyPost<S extends HttpProtocolSession>(
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) return found;
   return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
+}
+
+/** The requests (messages with an id) among a POST body, for the audit of a refusal. */
+function requestsIn(value: unknown): Record<string, unknown>[] {
+  const messages = Array.isArray(value) ? value : [value];
+  return messages.filter((message): message is Record<string, unknown> =>
+    isRecord(message) && typeof message.method === "string" &&
+    (typeof message.id === "string" || typeof message.id === "number")
+  );
 }
 
 /** Dispatches `value` on `http`: acknowledged when it holds no request, else answered. */

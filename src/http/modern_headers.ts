@@ -39,15 +39,19 @@ const HEADER_MISMATCH = ModernErrorCode.HeaderMismatch;
 const INVALID_PARAMS = ErrorCode.InvalidParams;
 const INVALID_REQUEST = ErrorCode.InvalidRequest;
 
-/** Where `Mcp-Name` comes from, by method. */
-const NAME_SOURCES: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
+/**
+ * Where `Mcp-Name` comes from, by method. A `Map`: the method is the
+ * client's text, and a plain object would answer `constructor` or
+ * `toString` from its prototype.
+ */
+export const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+  ["tasks/get", "taskId"],
+  ["tasks/update", "taskId"],
+  ["tasks/cancel", "taskId"],
+]);
 
 /**
  * Whether a POST is for the modern era: its body's `_meta` names a revision,
@@ -126,11 +130,15 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
 /** What a check may conclude besides a problem: go on (undefined), or accept as is. */
 const ACCEPT = Symbol("accept");
 
-/** One named check: a problem, {@linkcode ACCEPT} (skip the rest), or undefined (go on). */
+/**
+ * One named check: a problem, {@linkcode ACCEPT} (skip the rest), or
+ * undefined (go on). `mask` masks what a message quotes before it is cut.
+ */
 type HeaderCheck = (
   request: Request,
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+  mask: (text: string) => string,
 ) => HeaderProblem | typeof ACCEPT | undefined;
 
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -186,6 +194,8 @@ function listenTakesStream(
 function versionHeader(
   request: Request,
   message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
 ): HeaderProblem | undefined {
   const version = request.headers.get("mcp-protocol-version");
   const meta = paramsIn(message)._meta;
@@ -193,7 +203,9 @@ function versionHeader(
   if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
   if (bodyVersion !== undefined && version !== bodyVersion) {
     return mismatch(
-      `MCP-Protocol-Version ${quote(version)} does not match _meta ${quote(String(bodyVersion))}`,
+      `MCP-Protocol-Version ${quote(version, 80, mask)} does not match _meta ${
+        quote(String(bodyVersion), 80, mask)
+      }`,
     );
   }
   return undefined;
@@ -208,6 +220,8 @@ function versionHeader(
 function methodHeader(
   request: Request,
   message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
 ): HeaderProblem | typeof ACCEPT | undefined {
   const header = request.headers.get("mcp-method")?.trim() ?? null;
   if (header === null) {
@@ -215,14 +229,21 @@ function methodHeader(
   }
   const method = methodOf(message);
   if (header !== method) {
-    return mismatch(`Mcp-Method ${quote(header)} does not match the body's ${quote(method)}`);
+    return mismatch(
+      `Mcp-Method ${quote(header, 80, mask)} does not match the body's ${quote(method, 80, mask)}`,
+    );
   }
   return undefined;
 }
 
 /** `Mcp-Name` agrees with the body's name, URI or task id, where the method has one. */
-function nameHeader(request: Request, message: Record<string, unknown>): HeaderProblem | undefined {
-  const nameKey = NAME_SOURCES[methodOf(message)];
+function nameHeader(
+  request: Request,
+  message: Record<string, unknown>,
+  _paramsOf: unknown,
+  mask: (text: string) => string,
+): HeaderProblem | undefined {
+  const nameKey = NAME_SOURCES.get(methodOf(message));
   if (nameKey === undefined) return undefined;
   const header = request.headers.get("mcp-name")?.trim() ?? null;
   if (header === null) return mismatch("the Mcp-Name header is missing");
@@ -231,7 +252,7 @@ function nameHeader(request: Request, message: Record<string, unknown>): HeaderP
     return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
   }
   if (decoded !== paramsIn(message)[nameKey]) {
-    return mismatch(`Mcp-Name ${quote(decoded)} does not match the body's ${nameKey}`);
+    return mismatch(`Mcp-Name ${quote(decoded, 80, mask)} does not match the body's ${nameKey}`);
   }
   return undefined;
 }
@@ -279,6 +300,11 @@ function methodOf(message: Record<string, unknown>): string {
   return typeof message.method === "string" ? message.method : "";
 }
 
+/** The mask of an endpoint that masks nothing. */
+function asIs(text: string): string {
+  return text;
+}
+
 /** The checks of a modern POST, in the order their errors take precedence. */
 const HEADER_CHECKS: readonly HeaderCheck[] = [
   requiredMeta,
@@ -295,24 +321,35 @@ const HEADER_CHECKS: readonly HeaderCheck[] = [
  * request that cannot take a stream (406, -32600), then the version header,
  * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020). A notification
  * may omit `Mcp-Method` (required only on requests) but not contradict its
- * body with one.
+ * body with one. A value quoted in a message and cut short passes `mask`
+ * first; the caller masks the whole message.
  */
 export function checkModernHeaders(
   request: Request,
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
+  mask: (text: string) => string = asIs,
 ): HeaderProblem | undefined {
   for (const check of HEADER_CHECKS) {
-    const verdict = check(request, message, paramsOf);
+    const verdict = check(request, message, paramsOf, mask);
     if (verdict === ACCEPT) return undefined;
     if (verdict !== undefined) return verdict;
   }
   return undefined;
 }
 
-/** The HTTP status a modern JSON-RPC error reply travels with. */
+/**
+ * The HTTP status a modern JSON-RPC error reply travels with, as the
+ * transport gives it: 400 for the header, capability and version errors,
+ * 200 for every other. 404 is for a method the server does not implement
+ * alone, which the endpoint answers before dispatch: a -32601 a handler
+ * throws (an unknown tool, say) is not that, and clients take a 404 for a
+ * session that is gone.
+ */
 export function statusOfModernError(code: number): number {
-  if (code === -32601) return 404;
-  if (code === HEADER_MISMATCH || code === -32021 || code === -32022) return 400;
+  if (
+    code === HEADER_MISMATCH || code === ModernErrorCode.MissingRequiredClientCapability ||
+    code === ModernErrorCode.UnsupportedProtocolVersion
+  ) return 400;
   return 200;
 }

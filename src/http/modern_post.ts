@@ -5,8 +5,13 @@
  * @module
  */
 
-import { ErrorCode } from "../jsonrpc/errors.ts";
-import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
+import { ErrorCode, quote } from "../jsonrpc/errors.ts";
+import {
+  classifyMessage,
+  isRecord,
+  type JsonRpcId,
+  type JsonRpcResponse,
+} from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf } from "./endpoint.ts";
 import type { HttpSession } from "./http_session.ts";
 import { checkModernHeaders, statusOfModernError } from "./modern_headers.ts";
@@ -32,17 +37,38 @@ export async function modernPost<S extends HttpProtocolSession>(
       "Invalid request: revision 2026-07-28 takes one JSON-RPC message per POST",
     );
   }
-  const id = typeof value.id === "string" || typeof value.id === "number" ? value.id : null;
-  const problem = checkModernHeaders(request, value, endpoint.headerParams);
-  if (problem !== undefined) {
-    return Response.json(
-      { jsonrpc: "2.0", id, error: { code: problem.code, message: problem.message } },
-      { status: problem.status },
+  const classified = classifyMessage(value);
+  if (classified.kind === "invalid") {
+    // As on stdio: -32600 for an envelope that is no message (an id of {}, [] or true).
+    return refusal(400, classified.id, ErrorCode.InvalidRequest, classified.reason);
+  }
+  if (classified.kind === "response") {
+    // Input requests travel inside results in this revision: a client has nothing to answer.
+    return refusal(
+      400,
+      null,
+      ErrorCode.InvalidRequest,
+      "Invalid request: revision 2026-07-28 takes no responses from the client",
     );
   }
-  if (id === null && !endpoint.host.modernNotifications.has(String(value.method))) {
-    // Notifications get no reply, but over HTTP an unknown one is answered like an unknown method.
-    return rpcError(404, ErrorCode.MethodNotFound, "Method not found");
+  const id = classified.kind === "request" ? classified.message.id : null;
+  const problem = checkModernHeaders(request, value, endpoint.headerParams, endpoint.host.mask);
+  if (problem !== undefined) {
+    const message = endpoint.host.mask(problem.message);
+    if (id !== null) {
+      await endpoint.host.refused(value, principal, { code: problem.code, message }, "modern");
+    }
+    return refusal(problem.status, id, problem.code, message);
+  }
+  const method = String(value.method);
+  if (
+    id === null
+      ? !endpoint.host.modernNotifications.has(method)
+      : !endpoint.host.modernMethods.has(method)
+  ) {
+    // The one 404: a method (or notification) the server does not implement in this revision.
+    const name = quote(endpoint.host.mask(method));
+    return refusal(404, id, ErrorCode.MethodNotFound, `Method not found: ${name}`);
   }
   const { http, release } = endpoint.sessions.open(principal, false);
   http.session.protocolVersion = MODERN_WIRE;
@@ -60,6 +86,16 @@ export async function modernPost<S extends HttpProtocolSession>(
     modernStatus,
     keepAlive,
   );
+}
+
+/** An error answer before dispatch, carrying the request's id when it had a usable one. */
+function refusal(
+  status: number,
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+): Response {
+  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status });
 }
 
 /** Dispatches a known notification: 202, or 400 with the error it earned. */

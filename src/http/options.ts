@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Mask } from "../call/mask.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { EventStore } from "./event_store.ts";
@@ -139,6 +140,21 @@ export interface HttpHost<S extends HttpProtocolSession> {
   readonly modern: boolean;
   /** The notifications revision 2026-07-28 defines; any other is 404 over HTTP. */
   readonly modernNotifications: ReadonlySet<string>;
+  /** The methods the server implements in revision 2026-07-28; any other is 404 over HTTP. */
+  readonly modernMethods: ReadonlySet<string>;
+  /** The server's masker: what the endpoint writes of a request (a header, a version) passes it. */
+  readonly mask: Mask;
+  /**
+   * Records a request the endpoint refused before dispatch (headers that
+   * disagree with its body, a revision header not served): the audit log
+   * gets its entry, with the code the client is sent. Never rejects.
+   */
+  refused(
+    message: Readonly<Record<string, unknown>>,
+    principal: string | undefined,
+    error: { readonly code: number; readonly message: string },
+    era: "legacy" | "modern",
+  ): Promise<void>;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
   headerParams(tool: string): readonly HeaderParam[] | undefined;
   /** Diagnostics. */

@@ -87,7 +87,11 @@ export function invalidParamsError(detail: string): RpcError {
  * Text from the peer (a method, tool or header name) as it goes into a
  * message or log line: a JSON string, so quotes and control characters are
  * escaped, cut to `max` characters with `…` so a huge name is not echoed whole.
+ * A name to be cut passes `mask` first: a secret the cut went through would
+ * no longer be whole for the mask that sees the message later.
  */
-export function quote(value: string, max = 80): string {
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+export function quote(value: string, max = 80, mask?: (text: string) => string): string {
+  if (value.length <= max) return JSON.stringify(value);
+  const whole = mask === undefined ? value : mask(value);
+  return JSON.stringify(whole.length > max ? `${whole.slice(0, max)}…` : whole);
 }

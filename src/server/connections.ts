@@ -11,10 +11,12 @@ import type { Dispatcher } from "../dispatcher/dispatcher.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "../core/lifecycle.ts";
 import { McpSession } from "../core/session.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { MODERN_METHOD_NAMES } from "../eras/methods/modern.ts";
 import type { createHttpHandler } from "../http/handler.ts";
 import type { HttpHost, HttpOptions } from "../http/options.ts";
 import type { Transport } from "../transports/transport.ts";
 import type { LiveSessions } from "./live_sessions.ts";
+import type { RefusalDeps } from "./refusals.ts";
 import type { ResolvedOptions } from "./options.ts";
 import type { ConnectOptions } from "./types.ts";
 
@@ -42,6 +44,8 @@ export interface ConnectionsDeps {
   readonly headerParams: HttpHost<McpSession>["headerParams"];
   /** Diagnostics. */
   readonly log: (message: string) => void;
+  /** What the endpoint's refusals are masked and audited with. */
+  readonly refusals: RefusalDeps;
 }
 
 /** The ways into one server. */
@@ -74,19 +78,30 @@ export class Connections {
   async fetch(request: Request): Promise<Response> {
     if (this.#closed) return new Response("Service unavailable", { status: 503 });
     // Loaded on first use: a stdio server never pays for the HTTP code at start-up.
-    this.#http ??= import("../http/handler.ts").then(({ createHttpHandler }) =>
-      createHttpHandler({
-        dispatcher: this.#deps.dispatcher,
-        newSession: (principal) => this.newSession(principal),
-        track: (session, close) => this.#deps.live.track(session, close),
-        log: this.#deps.log,
-        legacyVersions: LEGACY_PROTOCOL_VERSIONS,
-        modern: this.#deps.resolved.modern,
-        modernNotifications: MODERN_NOTIFICATIONS,
-        headerParams: this.#deps.headerParams,
-      }, this.#deps.http)
-    );
+    this.#http ??= this.#openHttp();
     return (await this.#http).fetch(request);
+  }
+
+  /** The HTTP endpoint over this server, with the code only it needs. */
+  async #openHttp(): Promise<HttpHandler> {
+    const [{ createHttpHandler }, { refusalRecorder }] = await Promise.all([
+      import("../http/handler.ts"),
+      import("./refusals.ts"),
+    ]);
+    const deps = this.#deps;
+    return createHttpHandler({
+      dispatcher: deps.dispatcher,
+      newSession: (principal) => this.newSession(principal),
+      track: (session, close) => deps.live.track(session, close),
+      log: deps.log,
+      legacyVersions: LEGACY_PROTOCOL_VERSIONS,
+      modern: deps.resolved.modern,
+      modernNotifications: MODERN_NOTIFICATIONS,
+      modernMethods: MODERN_METHOD_NAMES,
+      mask: deps.refusals.mask,
+      refused: refusalRecorder(deps.refusals),
+      headerParams: deps.headerParams,
+    }, deps.http);
   }
 
   /** Serves one session over `transport`; resolves when it has ended. */

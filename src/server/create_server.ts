@@ -94,6 +94,13 @@ export function createServer<
     http: options.http,
     headerParams: (tool) => registry.tools.get(tool)?.headers,
     log,
+    refusals: {
+      guardrails,
+      principal: resolved.principal,
+      callMask: services.callMask,
+      mask: services.mask,
+      log,
+    },
   });
   const embedded = connections.newSession(undefined);
   // Shared store (issue 17): changes reach the clients of every instance on it.

@@ -77,7 +77,7 @@ export function createDispatcher(deps: EraDeps): Dispatcher<McpSession> {
   const tables = deps.resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
     : legacy;
-  return new Dispatcher<McpSession>({ ...tables, log: deps.log });
+  return new Dispatcher<McpSession>({ ...tables, log: deps.log, mask: deps.services.callMask });
 }
 
 /** What `server/discover` tells either era. */

@@ -4,7 +4,8 @@
  * notices, audit entries, telemetry) passes the server's one masker, on
  * every transport (the memory pair, which is stdio's path, and Streamable
  * HTTP), in each protocol era that has the channel. masking_property_test.ts
- * holds the same property over the ways of assembling the guardrails.
+ * holds the same property over the ways of assembling the guardrails, and
+ * masking_wire_test.ts at the lowest point, whatever channel a byte took.
  */
 
 import assert from "node:assert/strict";

@@ -5,7 +5,9 @@
  * diagnostics, audit entries, in both protocol eras) contains a secret the
  * configured redactor masks, wherever in a request the secret was put
  * (argument values and names, item names, URIs, handler output, errors).
- * masking_channels_test.ts holds the same property per channel and transport.
+ * masking_channels_test.ts holds the same property per channel and transport;
+ * masking_wire_test.ts at the lowest point (every byte a transport writes),
+ * over every method of both eras' tables.
  */
 
 import assert from "node:assert/strict";

@@ -43,6 +43,11 @@ const MODERN_METHODS: readonly (readonly [string, ModernMethod])[] = [
   ["tasks/cancel", tasksCancel],
 ];
 
+/** The names of the methods revision 2026-07-28 serves: any other is "not implemented". */
+export const MODERN_METHOD_NAMES: ReadonlySet<string> = new Set(
+  MODERN_METHODS.map(([name]) => name),
+);
+
 /**
  * Builds the modern method table for one server: each row's function,
  * given `deps` and the `_meta` read from the request.

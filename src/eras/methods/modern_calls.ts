@@ -89,7 +89,7 @@ export async function complete(
   );
   const outcome = await deps.core.guard(parsed, parsed.step);
   if ("error" in outcome) {
-    throw modernError(outcome, parsed.call.kind, parsed.call.name, deps.services.mask);
+    throw modernError(outcome, parsed.call.kind, parsed.call.name);
   }
   return modernResult(deps.serverInfo, outcome.result);
 }
@@ -151,7 +151,7 @@ function itemAnswer(
   trip: RoundTrip,
   outcome: CallOutcome,
 ): Record<string, unknown> {
-  if ("error" in outcome) throw modernError(outcome, kind, name, deps.services.mask);
+  if ("error" in outcome) throw modernError(outcome, kind, name);
   if (outcome.status === "input_required") return modernResult(deps.serverInfo, outcome.result);
   const hints = kind === "resource" ? readCacheHints(deps, name, trip) : undefined;
   return modernResult(deps.serverInfo, outcome.result, hints);

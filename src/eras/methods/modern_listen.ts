@@ -36,7 +36,9 @@ export async function listen(
     : await acknowledgeTaskIds(deps.tasks, taskIds, meta, session.principal);
   if (followed !== undefined) acknowledged.taskIds = followed;
   const allowed = uris === undefined ? undefined : await allowedUris(deps, uris, request, meta);
-  if (allowed !== undefined) acknowledged.resourceSubscriptions = allowed;
+  // The URIs are the client's text, echoed: they pass the masker like any reply (task ids
+  // are acknowledged only for tasks the server made, so they carry nothing of the client's).
+  if (allowed !== undefined) acknowledged.resourceSubscriptions = deps.services.mask(allowed);
   const tag = { [META_KEYS.subscriptionId]: id };
   // The acknowledgement is the first message of the subscription.
   session.notify(
@@ -61,7 +63,8 @@ async function allowedUris(
   meta: RequestMeta,
 ): Promise<string[]> {
   const { core } = deps;
-  const allowed: string[] = [];
+  // Two spellings of one URI are one subscription.
+  const allowed = new Set<string>();
   for (const uri of uris) {
     const parsed = parseCall(
       "resource",
@@ -70,9 +73,10 @@ async function allowedUris(
       modernFacts(request, meta, deps.services.callMask, false),
     );
     const outcome = await core.guard(parsed, core.subscribe());
-    if (outcome.status === "ok") allowed.push(uri);
+    // Followed, and acknowledged, by the canonical URI that updates are sent for.
+    if (outcome.status === "ok") allowed.add(parsed.call.name);
   }
-  return allowed;
+  return [...allowed];
 }
 
 /** Keeps the subscription open until the hub ends it or the request is cancelled. */

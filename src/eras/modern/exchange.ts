@@ -7,12 +7,11 @@
  */
 
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
-import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
+import { RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord } from "../../jsonrpc/messages.ts";
-import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 import type { CallKind } from "../../call/context.ts";
-import type { Mask } from "../../call/mask.ts";
-import type { CallOutcome } from "../../call/outcome.ts";
+import { isMasked, markMasked, type Mask } from "../../call/mask.ts";
+import { type CallOutcome, sentErrorCode } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
 import type { McpSession } from "../../core/session.ts";
@@ -72,28 +71,28 @@ export function modernResult(
 
 /**
  * The modern wire error for an error outcome, as the step that ended the
- * call decided. What it adds (the URI) passes `mask`, like every reply.
+ * call decided. An error that passed the redaction step keeps that mark, so
+ * the server's last step does not mask it twice; the URI it adds to a
+ * resource not found is masked there, like every error it sends.
  */
 export function modernError(
   outcome: Extract<CallOutcome, { error: RpcError }>,
   kind: CallKind,
   name: string,
-  mask: <T>(value: T) => T,
 ): RpcError {
   const { error } = outcome;
-  switch (outcome.status) {
-    case "denied":
-      return new RpcError(ModernErrorCode.AccessDenied, error.message, error.data);
-    case "rate_limited":
-      return new RpcError(ModernErrorCode.RateLimited, error.message, error.data);
-    case "not_found":
-      return kind === "resource"
-        ? new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: mask(name) })
-        : new RpcError(ErrorCode.InvalidParams, error.message);
-    default:
-      // The revision forbids -32002 (resource not found in earlier revisions).
-      return error.code === -32002
-        ? new RpcError(ErrorCode.InvalidParams, error.message, error.data)
-        : error;
+  const code = sentErrorCode(outcome, "modern");
+  if (outcome.status === "not_found") {
+    return kind === "resource"
+      ? new RpcError(code, "Resource not found", { uri: name })
+      : keepMark(error, new RpcError(code, error.message));
   }
+  return code === error.code
+    ? error
+    : keepMark(error, new RpcError(code, error.message, error.data));
+}
+
+/** `next`, marked masked when `previous` was. */
+function keepMark(previous: RpcError, next: RpcError): RpcError {
+  return isMasked(previous) ? markMasked(next) : next;
 }

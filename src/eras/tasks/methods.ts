@@ -54,7 +54,7 @@ export function toolCallStep(
 ): CallNext {
   return (call): Promise<CallOutcome> => {
     const tool = core.registry.tools.get(call.name);
-    if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
+    if (tool === undefined) return Promise.resolve(notFound("tool", call.name, call.context.mask));
     const support = tool.definition.task ?? "never";
     if (support === "never") return core.callTool(context)(call);
     if (!declaresTasks(context.client.capabilities)) {
@@ -207,7 +207,7 @@ async function onTask(
   };
   const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
   if ("error" in outcome) {
-    throw modernError(outcome, "tool", parsed.call.name, deps.services.mask);
+    throw modernError(outcome, "tool", parsed.call.name);
   }
   return modernResult(deps.serverInfo, outcome.result);
 }

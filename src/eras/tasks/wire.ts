@@ -7,7 +7,7 @@
  */
 
 import { ErrorCode, invalidParamsError, type RpcError } from "../../jsonrpc/errors.ts";
-import type { CallOutcome } from "../../call/outcome.ts";
+import { type CallOutcome, sentErrorCode } from "../../call/outcome.ts";
 import type { TaskPatch, TaskRecord } from "./store.ts";
 
 /** The error for a task that is unknown, expired or another principal's: all look alike. */
@@ -47,7 +47,9 @@ export function endOf(outcome: CallOutcome): TaskPatch {
     return { status: "completed", result: outcome.result };
   }
   if (outcome.status === "cancelled") return { status: "cancelled" };
-  const { code, message, data } = outcome.error;
+  const { message, data } = outcome.error;
+  // Tasks are of revision 2026-07-28: the stored error carries its code, as the audit records it.
+  const code = sentErrorCode(outcome, "modern");
   const error = data === undefined ? { code, message } : { code, message, data };
   return { status: "failed", statusMessage: message, error };
 }

@@ -3,7 +3,9 @@
  * every guarded call, including those refused at any later step. An entry
  * is masked once before it reaches a sink (names, argument keys and values
  * alike): by the server's masker, the same one every reply passes, or by
- * the audit log's own redactor when the server masks nothing.
+ * the audit log's own redactor when the server masks nothing. Through the
+ * built-in stderr and file sinks, entries are written as a hash chain (see
+ * `chain_writer.ts`), bounded in size, with a checkpoint at each flush.
  *
  * @module
  */
@@ -16,14 +18,17 @@ import {
   type AuditState,
   nextAuditEntry,
 } from "./audit.ts";
-import type { CallOutcome, CallStatus } from "../../call/outcome.ts";
-import { splitSecrets } from "../redact/guardrail.ts";
+import { type CallOutcome, type CallStatus, sentErrorCode } from "../../call/outcome.ts";
 import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
-import { redactorMask } from "../redact/guardrail.ts";
+import { redactorMask, splitSecrets } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
+import { lineSinkOf } from "./audit_sinks.ts";
+import { ChainWriter } from "./chain_writer.ts";
+import { checkMaxLineBytes } from "./audit_line.ts";
+import { keyBytes } from "./chain.ts";
 
 /**
  * Options of {@linkcode auditLog}.
@@ -67,6 +72,23 @@ export interface AuditLogOptions {
    * @default {performance.now}
    */
   monotonic?: () => number;
+  /**
+   * The key of the audit chain (at least 16 bytes; a string is taken as
+   * UTF-8). With it, each line's `hash` is an HMAC-SHA-256 under the key, so
+   * only a holder of the key can write a chain that verifies; without it, a
+   * plain SHA-256 chain, which shows accidental damage and edits by anyone
+   * who does not recompute every later hash. Applies to the stderr and file
+   * sinks, which write the chain.
+   * @default {undefined} (plain SHA-256)
+   */
+  key?: Uint8Array | string;
+  /**
+   * The bound of one audit line in bytes of UTF-8 (at least 16384). A
+   * longer entry is cut (its arguments first) and marked `truncated`, with
+   * the size and SHA-256 digest of the whole entry.
+   * @default {65536}
+   */
+  maxLineBytes?: number;
 }
 
 const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
@@ -93,12 +115,13 @@ function auditOutcomeOf(context: CallContext, outcome: CallOutcome | undefined):
 /**
  * The error code the client was sent: none for a result, or for a client
  * that cancelled (it gets no reply); -32603 for a call that threw or was
- * aborted at shutdown.
+ * aborted at shutdown; else the code of the reply in the call's era (the
+ * front door builds it with the same `sentErrorCode`).
  */
 function errorCodeOf(context: CallContext, outcome: CallOutcome | undefined): number | null {
   if (context.cancelledByClient) return null;
   if (outcome === undefined) return ErrorCode.InternalError;
-  return "error" in outcome ? outcome.error.code : null;
+  return "error" in outcome ? sentErrorCode(outcome, context.era) : null;
 }
 
 /** What an entry says about one finished call, masked once by `mask`. */
@@ -146,6 +169,8 @@ class AuditRecorder {
   readonly #ownMask: Mask;
   readonly #now: () => number;
   readonly #report: (error: unknown) => void;
+  /** The chain, for a sink that writes lines (stderr, file); else entries go to `write`. */
+  readonly #chain: ChainWriter | undefined;
   #state: AuditState = { seq: 0 };
 
   constructor(options: AuditLogOptions, redactor: Redactor) {
@@ -154,6 +179,12 @@ class AuditRecorder {
     this.#now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? (() => performance.now());
     this.#report = sinkFailureReporter(options.onError ?? ((m: string) => console.error(m)));
+    const lines = lineSinkOf(options.sink);
+    this.#chain = lines === undefined ? undefined : new ChainWriter(lines, {
+      key: options.key === undefined ? undefined : keyBytes(options.key),
+      maxLineBytes: checkMaxLineBytes(options.maxLineBytes),
+      now: this.#now,
+    });
   }
 
   /**
@@ -174,14 +205,20 @@ class AuditRecorder {
     return this.#write(step.entry);
   }
 
-  flush(): Promise<void> {
+  /** Seals the chain with a checkpoint (at shutdown: `server.close()` flushes), then drains the sink. */
+  async flush(): Promise<void> {
+    try {
+      await this.#chain?.checkpoint();
+    } catch (error) {
+      this.#report(error);
+    }
     return this.#sink.flush();
   }
 
   #write(entry: AuditEntry): void | Promise<void> {
     let accepted: void | Promise<void>;
     try {
-      accepted = this.#sink.write(entry);
+      accepted = this.#chain === undefined ? this.#sink.write(entry) : this.#chain.write(entry);
     } catch (error) {
       // The call already ran: a broken sink must not turn its result into an error.
       this.#report(error);
@@ -212,10 +249,12 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   return auditLogWith(options, compileRedactor(options.redact ?? {}));
 }
 
-function checkSink({ sink }: AuditLogOptions): void {
+function checkSink({ sink, key, maxLineBytes }: AuditLogOptions): void {
   if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
+  if (key !== undefined) keyBytes(key);
+  checkMaxLineBytes(maxLineBytes);
 }
 
 /**

@@ -196,7 +196,7 @@ export function rateLimitWith(options: RateLimiterOptions, deps: RateLimiterDeps
       }
       if (refusal === undefined) return next(call);
       const seconds = refusal.retryAfterSeconds;
-      const label = itemLabel(call.kind, call.name);
+      const label = itemLabel(call.kind, call.name, call.context.mask);
       const message = `Rate limit exceeded: ${label}, retry in ${seconds} s`;
       return Promise.resolve({
         status: "rate_limited",

@@ -57,7 +57,7 @@ export function sharedRateLimit(deps: SharedLimiterDeps): Guardrail {
       if (call.context.continuation) return next(call);
       const takes = plan({ kind: call.kind, name: call.name, principal: call.context.principal });
       if (takes.length === 0) return next(call);
-      const label = itemLabel(call.kind, call.name);
+      const label = itemLabel(call.kind, call.name, call.context.mask);
       let result;
       try {
         result = await shared.take(takes);

@@ -11,7 +11,7 @@ import { isRecord } from "../../jsonrpc/messages.ts";
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
-import type { Mask } from "../../call/mask.ts";
+import { markMasked, type Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
 import { redactContent, redactValue } from "./value.ts";
 import { compiledOf } from "./engine.ts";
@@ -144,6 +144,11 @@ export function redactResult(
   kind: GuardedCall["kind"],
   result: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (isRecord(result.completion)) {
+    // completion/complete, on a prompt or a template: its values are the completer's output.
+    const completion = redactValue(redactor, result.completion);
+    return completion === result.completion ? result : { ...result, completion };
+  }
   switch (kind) {
     case "tool": {
       lastSplit = 0;
@@ -246,6 +251,8 @@ export function redactionWith(redactor: Redactor): Guardrail {
       lastSplit = 0;
       const masked = redactOutcome(redactor, call.kind, outcome);
       if (lastSplit > 0) splitSecrets.set(masked, lastSplit);
+      // Masked here once: the server's last step must not mask the error again.
+      if ("error" in masked) markMasked(masked.error);
       return masked;
     },
     mask: redactorMask(redactor),
