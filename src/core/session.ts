@@ -86,6 +86,11 @@ export class McpSession implements DispatchSession {
   initialized = false;
   /** The minimum level of `notifications/message` the client wants. */
   logLevel: LoggingLevel = "info";
+  /**
+   * The scopes the access token of the session's latest HTTP request
+   * granted (set by the transport); undefined without OAuth.
+   */
+  scopes: readonly string[] | undefined = undefined;
   /** Resource URIs the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   readonly #defaultTimeoutMs: number;

@@ -29,6 +29,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   version: string | null,
   value: unknown,
   sseOk: boolean,
+  scopes: readonly string[] | undefined,
 ): Promise<Response> {
   if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
     return rpcError(
@@ -41,6 +42,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   if (endpoint.stateless) {
     // A stateless session lives for this request (or its stream) only.
     const { http, release } = endpoint.sessions.open(principal, false);
+    http.session.scopes = scopes;
     if (!isInitialize) http.session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
     return await dispatchOn(endpoint, http, value, sseOk, release, isInitialize);
   }
@@ -49,10 +51,13 @@ export async function legacyPost<S extends HttpProtocolSession>(
       return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
     }
     const http = endpoint.sessions.open(principal, true).http;
+    http.session.scopes = scopes;
     return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
   }
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) return found;
+  // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
+  found.session.scopes = scopes;
   return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
 }
 

@@ -24,6 +24,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   principal: string | undefined,
   value: unknown,
   sseOk: boolean,
+  scopes: readonly string[] | undefined,
 ): Promise<Response> {
   if (!isRecord(value)) {
     return rpcError(
@@ -46,6 +47,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   }
   const { http, release } = endpoint.sessions.open(principal, false);
   http.session.protocolVersion = MODERN_WIRE;
+  http.session.scopes = scopes;
   if (id === null) return await notify(endpoint, http, value, release);
   // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
   const keepAlive = value.method === "subscriptions/listen" ? endpoint.keepAliveMs : 0;

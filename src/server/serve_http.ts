@@ -12,6 +12,7 @@ import { listenHttp } from "../runtime/listen.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import type { Server } from "./types.ts";
 import { requestPath } from "../http/requests.ts";
+import { isMetadataPath } from "../auth/metadata.ts";
 
 /** How long the listener may take to stop after the server closed, before connections are cut. */
 const STOP_WAIT_MS = 2000;
@@ -82,7 +83,11 @@ class DrainGate {
   }
 
   async handle(request: Request): Promise<Response> {
-    if (requestPath(request.url) !== this.path) return new Response("Not found", { status: 404 });
+    const path = requestPath(request.url);
+    // The endpoint serves its Protected Resource Metadata (OAuth) at the well-known paths.
+    if (path !== this.path && !isMetadataPath(path)) {
+      return new Response("Not found", { status: 404 });
+    }
     if (this.#draining) {
       return new Response("Service unavailable: shutting down", {
         status: 503,

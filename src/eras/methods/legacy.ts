@@ -144,7 +144,7 @@ function listTools(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("tools", params, session.principal, false).result;
+  return deps.core.list("tools", params, session.principal, false, session.scopes).result;
 }
 
 /** `resources/list`. */
@@ -153,7 +153,7 @@ function listResources(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resources", params, session.principal, false).result;
+  return deps.core.list("resources", params, session.principal, false, session.scopes).result;
 }
 
 /** `prompts/list`. */
@@ -162,7 +162,7 @@ function listPrompts(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("prompts", params, session.principal, false).result;
+  return deps.core.list("prompts", params, session.principal, false, session.scopes).result;
 }
 
 /** `resources/templates/list`. */
@@ -171,7 +171,8 @@ function listResourceTemplates(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resourceTemplates", params, session.principal, false).result;
+  return deps.core.list("resourceTemplates", params, session.principal, false, session.scopes)
+    .result;
 }
 
 /** A legacy session's wire answer for an outcome: the result, or its error as decided. */
