@@ -21,6 +21,7 @@ import { isRecord } from "./helpers.ts";
 import { ROOT } from "./subprocess.ts";
 
 export {
+  ClientCredentialsProvider,
   type McpSubscription,
   MissingRequiredClientCapabilityError,
   ProtocolError,
