@@ -2,12 +2,14 @@
  * Warden as an OAuth 2.1 resource server, end to end over `server.fetch`
  * with a real authorization server on 127.0.0.1 and tokens signed by the
  * test with `jose`: the metadata, the challenges, every rejection, scopes
- * in both eras, and an authorization server that fails.
+ * in both eras, an authorization server that fails, and where tokens
+ * must never appear. DPoP is in dpop_test.ts.
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type Server } from "../../mod.ts";
+import { createServer } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
+import { createGuardrails } from "../../guardrails.ts";
 import {
   captureLog,
   initialize,
@@ -17,73 +19,17 @@ import {
   resultOf,
 } from "../_helpers/helpers.ts";
 import { ENDPOINT, jsonOf, modernPost, openSession, post, send } from "../_helpers/http_helpers.ts";
-import { jose, startAuthServer, type TestAuthServer, testKey } from "../_helpers/auth_server.ts";
-
-const AUDIENCE = ENDPOINT; // http://localhost/mcp
-const METADATA_URL = "http://localhost/.well-known/oauth-protected-resource/mcp";
-
-function tools() {
-  return [
-    defineTool({
-      name: "whoami",
-      description: "The caller",
-      inputSchema: { type: "object" },
-      handler: (_args, context) => context.principal ?? "anonymous",
-    }),
-    defineTool({
-      name: "refund_order",
-      description: "Refunds an order",
-      inputSchema: { type: "object", properties: { id: { type: "string" } } },
-      handler: ({ id }) => `refunded ${id}`,
-    }),
-  ];
-}
-
-function authServer(
-  as: TestAuthServer,
-  extra: Partial<Parameters<typeof oauthResourceServer>[0]> = {},
-): { server: Server; lines: string[] } {
-  const { lines, log } = captureLog();
-  const auth = oauthResourceServer({
-    issuer: as.issuer,
-    audience: AUDIENCE,
-    scopesSupported: ["orders:read"],
-    requiredScopes: ["orders:read"],
-    scopes: { tools: { "refund_*": ["orders:write"] } },
-    timeoutMs: 1000,
-    ...extra,
-  });
-  const server = createServer({
-    name: "auth-fixture",
-    version: "1.0.0",
-    log,
-    tools: tools(),
-    http: { auth, keepAliveMs: 0 },
-  });
-  return { server, lines };
-}
-
-const CALL_WHOAMI = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });
-
-function bearer(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}` };
-}
-
-async function textOf(response: Response): Promise<string> {
-  const body = await jsonOf(response);
-  const content = resultOf(body).content;
-  assert.ok(Array.isArray(content) && isRecord(content[0]), JSON.stringify(body));
-  return String(content[0].text);
-}
-
-async function withAs(run: (as: TestAuthServer) => Promise<void>): Promise<void> {
-  const as = await startAuthServer();
-  try {
-    await run(as);
-  } finally {
-    await as.close();
-  }
-}
+import { jose, testKey } from "../_helpers/auth_server.ts";
+import {
+  AUDIENCE,
+  authServer,
+  bearer,
+  CALL_WHOAMI,
+  METADATA_URL,
+  textOf,
+  tools,
+  withAs,
+} from "../_helpers/auth_fixture.ts";
 
 Deno.test("the endpoint serves its Protected Resource Metadata at the path-suffixed and root well-known paths", async () => {
   await withAs(async (as) => {
@@ -422,102 +368,55 @@ Deno.test("without OAuth the well-known paths are 404 and no challenge is sent",
   await server.close();
 });
 
-/** A DPoP key pair and a proof maker for it. */
-async function dpopKey(): Promise<{
-  jkt: string;
-  proof: (claims: Record<string, unknown>, token: string) => Promise<string>;
-}> {
-  const { privateKey, publicKey } = await jose.generateKeyPair("ES256", { extractable: true });
-  const jwk = await jose.exportJWK(publicKey);
-  const jkt = await jose.calculateJwkThumbprint(jwk, "sha256");
-  const proof = async (claims: Record<string, unknown>, token: string): Promise<string> => {
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-    return await new jose.SignJWT({
-      htm: "POST",
-      htu: ENDPOINT,
-      iat: Math.floor(Date.now() / 1000),
-      jti: crypto.randomUUID(),
-      ath: jose.base64url.encode(new Uint8Array(digest)),
-      ...claims,
-    }).setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk }).sign(privateKey);
-  };
-  return { jkt, proof };
-}
-
-Deno.test("DPoP-bound tokens need a fresh proof for this request, by the bound key, used once", async () => {
+Deno.test("tokens never reach replies, the log or the audit log; the audit names the token's subject", async () => {
   await withAs(async (as) => {
-    const { server } = authServer(as, { dpop: {} });
-    const key = await dpopKey();
-    const other = await dpopKey();
-    const token = await as.mint({
-      sub: "dana",
-      aud: AUDIENCE,
-      scope: "orders:read",
-      cnf: { jkt: key.jkt },
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const { lines, log } = captureLog();
+    const server = createServer({
+      name: "audited",
+      version: "1.0.0",
+      log,
+      tools: tools(),
+      guardrails: createGuardrails({ audit: { file }, access: { tools: { deny: ["nothing"] } } }),
+      http: {
+        auth: oauthResourceServer({
+          issuer: as.issuer,
+          audience: AUDIENCE,
+          scopes: { tools: { "refund_*": ["orders:write"] } },
+        }),
+        keepAliveMs: 0,
+      },
     });
-    const dpop = (proof: string): Record<string, string> => ({
-      authorization: `DPoP ${token}`,
-      dpop: proof,
-    });
-    const proof = await key.proof({}, token);
-    assert.equal(await textOf(await modernPost(server, CALL_WHOAMI, dpop(proof))), "dana");
-    const now = Math.floor(Date.now() / 1000);
-    const cases: [string, Record<string, string>][] = [
-      ["a replayed proof", dpop(proof)],
-      ["a proof for another URL", dpop(await key.proof({ htu: "http://localhost/other" }, token))],
-      ["a proof for another method", dpop(await key.proof({ htm: "GET" }, token))],
-      ["an old proof", dpop(await key.proof({ iat: now - 600 }, token))],
-      ["a proof from the future", dpop(await key.proof({ iat: now + 600 }, token))],
-      ["a proof by another key", dpop(await other.proof({}, token))],
-      ["a proof for another token", dpop(await key.proof({ ath: "AAAA" }, token))],
-      ["no proof", { authorization: `DPoP ${token}` }],
-      ["the bound token as a bearer token", { ...bearer(token), dpop: await key.proof({}, token) }],
+    const token = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
+    const expired = await as.mint({ sub: "alice", aud: AUDIENCE, exp: 1 });
+    const replies: string[] = [];
+    const calls = [
+      CALL_WHOAMI,
+      modernRequest(2, "tools/call", { name: "refund_order", arguments: { id: "1" } }),
+      modernRequest(3, "tools/list", {}),
     ];
-    for (const [what, headers] of cases) {
-      const response = await modernPost(server, CALL_WHOAMI, headers);
-      assert.equal(response.status, 401, what);
-      assert.match(response.headers.get("www-authenticate") ?? "", /DPoP /, what);
-      await response.body?.cancel();
+    for (const used of [token, expired]) {
+      for (const call of calls) {
+        replies.push(await (await modernPost(server, call, bearer(used))).text());
+      }
+      const session = await post(server, initialize(), bearer(used));
+      replies.push(await session.text());
     }
     await server.close();
-  });
-});
-
-Deno.test("with DPoP nonces on, a proof without the server's nonce is answered use_dpop_nonce and DPoP-Nonce", async () => {
-  await withAs(async (as) => {
-    const { server } = authServer(as, { dpop: { nonce: true, required: true } });
-    const key = await dpopKey();
-    const token = await as.mint({
-      sub: "dana",
-      aud: AUDIENCE,
-      scope: "orders:read",
-      cnf: { jkt: key.jkt },
-    });
-    const first = await modernPost(server, CALL_WHOAMI, {
-      authorization: `DPoP ${token}`,
-      dpop: await key.proof({}, token),
-    });
-    assert.equal(first.status, 401);
-    assert.match(first.headers.get("www-authenticate") ?? "", /^DPoP error="use_dpop_nonce"/);
-    const nonce = first.headers.get("dpop-nonce");
-    assert.ok(nonce !== null && nonce.length >= 16);
-    await first.body?.cancel();
-    const second = await modernPost(server, CALL_WHOAMI, {
-      authorization: `DPoP ${token}`,
-      dpop: await key.proof({ nonce }, token),
-    });
-    assert.equal(await textOf(second), "dana");
-    // With DPoP required, an unbound token is refused, and the metadata says so.
-    const plain = await as.mint({ sub: "dana", aud: AUDIENCE, scope: "orders:read" });
-    const unbound = await modernPost(server, CALL_WHOAMI, bearer(plain));
-    assert.equal(unbound.status, 401);
-    await unbound.body?.cancel();
-    const metadata = await server.fetch(
-      new Request("http://localhost/.well-known/oauth-protected-resource"),
-    );
-    const document = await jsonOf(metadata);
-    assert.equal(document.dpop_bound_access_tokens_required, true);
-    assert.ok(Array.isArray(document.dpop_signing_alg_values_supported));
-    await server.close();
+    const audit = await Deno.readTextFile(file);
+    await Deno.remove(dir, { recursive: true });
+    assert.match(audit, /"principal":"alice"/);
+    for (const used of [token, expired]) {
+      const [, , signature = ""] = used.split(".");
+      const places: [string, string][] = [
+        ["audit", audit],
+        ["log", lines.join("\n")],
+        ["replies", replies.join("\n")],
+      ];
+      for (const [where, text] of places) {
+        assert.ok(!text.includes(signature), `${where} holds a token`);
+      }
+    }
   });
 });
