@@ -1,7 +1,8 @@
 /**
  * The items a JSON-RPC message acts on, for scope checks before dispatch:
  * the tool of a `tools/call`, the prompt of a `prompts/get`, the resource
- * of a read or subscription, the reference of a completion.
+ * of a read or subscription (resources/subscribe, or the resources a
+ * 2026-07-28 `subscriptions/listen` follows), the reference of a completion.
  *
  * @module
  */
@@ -21,9 +22,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The item one message names, if any (an unnamed or malformed one is the dispatcher's to refuse). */
-function itemOf(message: unknown): NamedItem | undefined {
+function itemOf(message: unknown, items: NamedItem[]): NamedItem | undefined {
   if (!isRecord(message) || !isRecord(message.params)) return undefined;
   const { method, params } = message;
+  if (method === "subscriptions/listen") {
+    listenedResources(params.notifications, items);
+    return undefined;
+  }
   switch (method) {
     case "tools/call":
       return typeof params.name === "string" ? { kind: "tool", name: params.name } : undefined;
@@ -39,6 +44,14 @@ function itemOf(message: unknown): NamedItem | undefined {
   return undefined;
 }
 
+/** The resources a listen stream asks to follow, added to `items`. */
+function listenedResources(notifications: unknown, items: NamedItem[]): void {
+  if (!isRecord(notifications) || !Array.isArray(notifications.resourceSubscriptions)) return;
+  for (const uri of notifications.resourceSubscriptions) {
+    if (typeof uri === "string") items.push({ kind: "resource", name: uri });
+  }
+}
+
 function completionItem(ref: unknown): NamedItem | undefined {
   if (!isRecord(ref)) return undefined;
   if (ref.type === "ref/prompt" && typeof ref.name === "string") {
@@ -52,13 +65,9 @@ function completionItem(ref: unknown): NamedItem | undefined {
 
 /** The items a message or batch names. */
 export function itemsOf(value: unknown): readonly NamedItem[] {
-  if (!Array.isArray(value)) {
-    const item = itemOf(value);
-    return item === undefined ? [] : [item];
-  }
   const items: NamedItem[] = [];
-  for (const message of value) {
-    const item = itemOf(message);
+  for (const message of Array.isArray(value) ? value : [value]) {
+    const item = itemOf(message, items);
     if (item !== undefined) items.push(item);
   }
   return items;

@@ -196,10 +196,15 @@ async function proofRefusal(
     return credentials.scheme === "dpop" || settings.dpop?.required === true ? invalid : undefined;
   }
   if (credentials.scheme !== "dpop" || parts.dpop === undefined) return invalid;
-  return await parts.dpop.check({
-    request,
-    token: credentials.token,
-    jkt,
-    resource: settings.audience,
-  });
+  try {
+    return await parts.dpop.check({
+      request,
+      token: credentials.token,
+      jkt,
+      resource: settings.audience,
+    });
+  } catch {
+    // A proof jose cannot even read: refused like any other bad proof, never a 500.
+    return { status: 401, error: "invalid_dpop_proof", description: "the DPoP proof is unusable" };
+  }
 }

@@ -420,3 +420,21 @@ Deno.test("tokens never reach replies, the log or the audit log; the audit names
     }
   });
 });
+
+Deno.test("a 2026-07-28 listen stream for a resource the token's scopes do not cover is 403", async () => {
+  await withAs(async (as) => {
+    const { server } = authServer(as, {
+      requiredScopes: [],
+      scopes: { resources: { "notes://private/*": ["notes:read"] } },
+    });
+    const token = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
+    const listen = modernRequest(5, "subscriptions/listen", {
+      notifications: { resourceSubscriptions: ["notes://private/1"] },
+    });
+    const refused = await modernPost(server, listen, bearer(token));
+    assert.equal(refused.status, 403);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /scope="notes:read"/);
+    await refused.body?.cancel();
+    await server.close();
+  });
+});
