@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer } from "../../mod.ts";
+import { createServer, serveHttp } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
 import { createGuardrails } from "../../guardrails.ts";
 import {
@@ -437,4 +437,18 @@ Deno.test("a 2026-07-28 listen stream for a resource the token's scopes do not c
     await refused.body?.cancel();
     await server.close();
   });
+});
+
+Deno.test("serveHttp() refuses options carrying OAuth that the server was not created with", async () => {
+  const auth = oauthResourceServer({
+    issuer: "https://auth.example.com",
+    audience: "https://desk.example.com/mcp",
+  });
+  const open = createServer({ name: "open", version: "1.0.0", tools: tools() });
+  const options = { port: 0, handleSignals: false, auth };
+  await assert.rejects(serveHttp(open, options), /created without it/);
+  await open.close();
+  const guarded = createServer({ name: "guarded", version: "1.0.0", http: { auth } });
+  const listener = await serveHttp(guarded, options);
+  await listener.shutdown();
 });
