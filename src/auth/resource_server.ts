@@ -66,6 +66,7 @@ export function createResourceServer(settings: ResolvedAuth): ResourceServer {
       return "status" in outcome ? refusalResponse(outcome, challenges) : outcome;
     },
     authorize(items, scopes) {
+      if (items.length === 0 || !settings.hasScopeRules) return undefined;
       const needed: string[] = [];
       for (const item of items) {
         for (const scope of scopesNeeded(settings.scopes, item.kind, item.name)) {
@@ -78,6 +79,7 @@ export function createResourceServer(settings: ResolvedAuth): ResourceServer {
       return refusalResponse(insufficient(all), challenges);
     },
     visible(kind, name, scopes) {
+      if (!settings.hasScopeRules) return true;
       return missingScopes(scopes, scopesNeeded(settings.scopes, kind, name)).length === 0;
     },
   };
@@ -119,10 +121,11 @@ async function authenticate(
     claims = await claimsOf(settings, parts, credentials.token);
   } catch (error) {
     // The authorization server (or the server's own check) failed: refuse, say why on stderr.
-    const reason = error instanceof UpstreamError || error instanceof Error
-      ? error.message
-      : String(error);
-    log(`warden: cannot verify an access token: ${reason}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    // A verifyToken hook may quote the token in its error: it never reaches the log.
+    log(
+      `warden: cannot verify an access token: ${reason.replaceAll(credentials.token, "[token]")}`,
+    );
     return { status: 503 };
   }
   const invalid: Refusal = { status: 401, error: "invalid_token", scopes: scope };

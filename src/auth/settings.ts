@@ -50,6 +50,8 @@ export interface ResolvedAuth {
   readonly challenges: ChallengeSettings;
   readonly requiredScopes: readonly string[];
   readonly scopes: CompiledScopes;
+  /** Whether any item needs a scope (else scope checks per call are skipped). */
+  readonly hasScopeRules: boolean;
   readonly principalClaim: string;
   readonly jwt: JwtChecks;
   readonly keyCache: KeyCacheSettings;
@@ -110,6 +112,7 @@ export function resolveAuth(options: ResourceServerOptions): ResolvedAuth {
   const servers = options.authorizationServers ?? [options.issuer];
   servers.forEach((server, index) => checkResourceUri(server, `authorizationServers[${index}]`));
   const dpop = resolveDpop(options, algorithms, skew, now);
+  const scopes = compileScopes(options.scopes);
   const metadata = {
     ...metadataDocument({
       resource: options.audience,
@@ -134,7 +137,8 @@ export function resolveAuth(options: ResourceServerOptions): ResolvedAuth {
       dpopRequired: dpop?.required === true,
     },
     requiredScopes: scopeList(options.requiredScopes, "requiredScopes"),
-    scopes: compileScopes(options.scopes),
+    scopes,
+    hasScopeRules: [...scopes.values()].some((rules) => rules.length > 0),
     principalClaim,
     jwt: {
       issuer: options.issuer,

@@ -452,3 +452,29 @@ Deno.test("serveHttp() refuses options carrying OAuth that the server was not cr
   const listener = await serveHttp(guarded, options);
   await listener.shutdown();
 });
+
+Deno.test("a verifyToken hook decides alone; its throw is a 503 whose log line never quotes the token", async () => {
+  await withAs(async (as) => {
+    const { server, lines } = authServer(as, {
+      requiredScopes: [],
+      verifyToken: (token) => {
+        if (token === "key-for-erin") return Promise.resolve({ sub: "erin", scope: "orders:read" });
+        if (token === "key-boom") return Promise.reject(new Error(`bad key ${token}`));
+        return Promise.resolve(null);
+      },
+    });
+    assert.equal(
+      await textOf(await modernPost(server, CALL_WHOAMI, bearer("key-for-erin"))),
+      "erin",
+    );
+    const unknown = await modernPost(server, CALL_WHOAMI, bearer("key-other"));
+    assert.equal(unknown.status, 401);
+    await unknown.body?.cancel();
+    const boom = await modernPost(server, CALL_WHOAMI, bearer("key-boom"));
+    assert.equal(boom.status, 503);
+    await boom.body?.cancel();
+    assert.ok(lines.some((line) => line.includes("bad key [token]")), lines.join("\n"));
+    assert.ok(lines.every((line) => !line.includes("key-boom")));
+    await server.close();
+  });
+});
