@@ -20,8 +20,16 @@ import { missingScopes, scopesNeeded } from "./scopes.ts";
 import type { ResolvedAuth } from "./settings.ts";
 import { UpstreamError } from "./fetch_json.ts";
 
-/** What `authenticate` grants. */
-type Granted = { readonly principal: string; readonly scopes: readonly string[] };
+/** What `authenticate` grants: the principal, the scopes, and the claims asked for. */
+type Granted = {
+  readonly principal: string;
+  readonly grant: {
+    readonly scopes: readonly string[];
+    readonly claims: Readonly<Record<string, unknown>>;
+  };
+};
+
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** An item a call acts on. */
 type Item = { readonly kind: "tool" | "resource" | "prompt"; readonly name: string };
@@ -138,7 +146,26 @@ async function authenticate(
   }
   const scopes = Object.freeze(scopesOf(claims));
   if (missingScopes(scopes, scope).length > 0) return insufficient(scope);
-  return { principal, scopes };
+  const grant = Object.freeze({ scopes, claims: chosenClaims(claims, settings.claims) });
+  return { principal, grant };
+}
+
+/** The claims named in `names`, copied out of the token's (frozen; shared when none). */
+function chosenClaims(
+  claims: Record<string, unknown>,
+  names: readonly string[],
+): Readonly<Record<string, unknown>> {
+  if (names.length === 0) return NO_CLAIMS;
+  const chosen: Record<string, unknown> = {};
+  for (const name of names) {
+    if (!Object.hasOwn(claims, name)) continue;
+    // defineProperty: a claim named "__proto__" stays a plain own property.
+    Object.defineProperty(chosen, name, {
+      value: structuredClone(claims[name]),
+      enumerable: true,
+    });
+  }
+  return Object.freeze(chosen);
 }
 
 /** The token's claims when it is valid for this resource, else null. */

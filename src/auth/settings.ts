@@ -32,6 +32,7 @@ export interface ResourceServerOptions {
   algorithms?: readonly string[];
   clockSkewSeconds?: number;
   principalClaim?: string;
+  claims?: readonly string[];
   jwksUri?: string;
   introspection?: { endpoint?: string; clientId: string; clientSecret: string };
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
@@ -53,6 +54,8 @@ export interface ResolvedAuth {
   /** Whether any item needs a scope (else scope checks per call are skipped). */
   readonly hasScopeRules: boolean;
   readonly principalClaim: string;
+  /** The claims a grant carries on to handlers and guardrails. */
+  readonly claims: readonly string[];
   readonly jwt: JwtChecks;
   readonly keyCache: KeyCacheSettings;
   readonly jwksUri: string | undefined;
@@ -73,6 +76,14 @@ function scopeList(value: readonly string[] | undefined, what: string): readonly
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`${PREFIX}: ${what} must be a list of scopes`);
   value.forEach((scope, index) => checkScope(scope, `${what}[${index}]`));
+  return Object.freeze([...value]);
+}
+
+function claimNames(value: readonly string[] | undefined): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((name) => typeof name === "string" && name !== "")) {
+    throw new TypeError(`${PREFIX}: claims must be a list of claim names`);
+  }
   return Object.freeze([...value]);
 }
 
@@ -140,6 +151,7 @@ export function resolveAuth(options: ResourceServerOptions): ResolvedAuth {
     scopes,
     hasScopeRules: [...scopes.values()].some((rules) => rules.length > 0),
     principalClaim,
+    claims: claimNames(options.claims),
     jwt: {
       issuer: options.issuer,
       audience: options.audience,

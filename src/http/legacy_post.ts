@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
@@ -29,7 +30,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   version: string | null,
   value: unknown,
   sseOk: boolean,
-  scopes: readonly string[] | undefined,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
     return rpcError(
@@ -42,7 +43,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   if (endpoint.stateless) {
     // A stateless session lives for this request (or its stream) only.
     const { http, release } = endpoint.sessions.open(principal, false);
-    http.session.scopes = scopes;
+    http.session.auth = grant;
     if (!isInitialize) http.session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
     return await dispatchOn(endpoint, http, value, sseOk, release, isInitialize);
   }
@@ -51,13 +52,13 @@ export async function legacyPost<S extends HttpProtocolSession>(
       return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
     }
     const http = endpoint.sessions.open(principal, true).http;
-    http.session.scopes = scopes;
+    http.session.auth = grant;
     return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
   }
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) return found;
   // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
-  found.session.scopes = scopes;
+  found.session.auth = grant;
   return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
 }
 

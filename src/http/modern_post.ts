@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf } from "./endpoint.ts";
@@ -24,7 +25,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   principal: string | undefined,
   value: unknown,
   sseOk: boolean,
-  scopes: readonly string[] | undefined,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (!isRecord(value)) {
     return rpcError(
@@ -47,7 +48,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   }
   const { http, release } = endpoint.sessions.open(principal, false);
   http.session.protocolVersion = MODERN_WIRE;
-  http.session.scopes = scopes;
+  http.session.auth = grant;
   if (id === null) return await notify(endpoint, http, value, release);
   // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
   const keepAlive = value.method === "subscriptions/listen" ? endpoint.keepAliveMs : 0;

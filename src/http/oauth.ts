@@ -88,6 +88,13 @@ export function oauthResourceServer(options: {
   clockSkewSeconds?: number;
   /** The claim naming the principal. @default {"sub"} */
   principalClaim?: string;
+  /**
+   * The claims handlers and guardrails may read (`context.auth.claims`),
+   * e.g. `["email", "org_id"]`; the others, and the token itself, never
+   * leave the resource server.
+   * @default {[]}
+   */
+  claims?: readonly string[];
   /** The JWKS URL, instead of the one the issuer's metadata names. */
   jwksUri?: string;
   /**

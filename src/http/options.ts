@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { EventStore } from "./event_store.ts";
@@ -92,7 +93,15 @@ export interface HttpOptions {
     authenticate(
       request: Request,
       log: (message: string) => void,
-    ): Promise<{ readonly principal: string; readonly scopes: readonly string[] } | Response>;
+    ): Promise<
+      {
+        readonly principal: string;
+        readonly grant: {
+          readonly scopes: readonly string[];
+          readonly claims: Readonly<Record<string, unknown>>;
+        };
+      } | Response
+    >;
     /** The 403 refusal of a request whose `items` need scopes not in `scopes`, or undefined. */
     authorize(
       items: readonly { readonly kind: "tool" | "resource" | "prompt"; readonly name: string }[],
@@ -144,8 +153,8 @@ export interface HttpOptions {
 export interface HttpProtocolSession extends DispatchSession {
   /** The negotiated revision; set by the transport for sessionless requests. */
   protocolVersion: string | undefined;
-  /** The scopes of the latest request's access token; set by the transport under OAuth. */
-  scopes: readonly string[] | undefined;
+  /** What the latest request's access token grants; set by the transport under OAuth. */
+  auth: AuthGrant | undefined;
   /** Connects the session's outbound side (`related`: the request a message belongs to). */
   attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
   /** Disconnects it; pending requests to the client fail. */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { itemsOf } from "../auth/items.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import type { Endpoint } from "./endpoint.ts";
@@ -21,7 +22,7 @@ export async function post<S extends HttpProtocolSession>(
   request: Request,
   principal: string | undefined,
   version: string | null,
-  scopes: readonly string[] | undefined,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (mediaTypeOf(request) !== "application/json") {
     return rpcError(
@@ -48,15 +49,15 @@ export async function post<S extends HttpProtocolSession>(
     return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
   }
   const auth = endpoint.options.auth;
-  if (auth !== undefined && scopes !== undefined) {
+  if (auth !== undefined && grant !== undefined) {
     // Before dispatch, so a client can step up (403 insufficient_scope) with nothing done.
-    const refused = auth.authorize(itemsOf(value), scopes);
+    const refused = auth.authorize(itemsOf(value), grant.scopes);
     if (refused !== undefined) return refused;
   }
   if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
-    return await modernPost(endpoint, request, principal, value, sseOk, scopes);
+    return await modernPost(endpoint, request, principal, value, sseOk, grant);
   }
-  return await legacyPost(endpoint, request, principal, version, value, sseOk, scopes);
+  return await legacyPost(endpoint, request, principal, version, value, sseOk, grant);
 }
 
 /** The Content-Type without its parameters, lower case. */

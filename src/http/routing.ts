@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { isMetadataPath } from "../auth/metadata.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { type Endpoint, sessionOf } from "./endpoint.ts";
@@ -23,13 +24,13 @@ import {
 } from "./responses.ts";
 import { isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
-/** A caller an access token proved: who, and the scopes the token grants. */
+/** A caller: who (as authentication names it), and what an OAuth access token grants. */
 interface Caller {
   readonly principal: string | undefined;
-  readonly scopes: readonly string[] | undefined;
+  readonly grant: AuthGrant | undefined;
 }
 
-const ANONYMOUS: Caller = { principal: undefined, scopes: undefined };
+const ANONYMOUS: Caller = { principal: undefined, grant: undefined };
 
 /** Answers one request (CORS headers and failures are the caller's). */
 export async function handleRequest<S extends HttpProtocolSession>(
@@ -55,7 +56,7 @@ export async function handleRequest<S extends HttpProtocolSession>(
   if (caller instanceof Response) return caller;
   const version = request.headers.get("mcp-protocol-version");
   if (request.method === "POST") {
-    return await post(endpoint, request, caller.principal, version, caller.scopes);
+    return await post(endpoint, request, caller.principal, version, caller.grant);
   }
   return sessionRequest(endpoint, request, caller.principal, version);
 }
@@ -122,11 +123,12 @@ async function callerOf<S extends HttpProtocolSession>(
 ): Promise<Caller | Response> {
   const options = endpoint.options;
   if (options.auth !== undefined) {
-    return await options.auth.authenticate(request, endpoint.host.log);
+    const granted = await options.auth.authenticate(request, endpoint.host.log);
+    return granted;
   }
   if (options.authenticate === undefined) return ANONYMOUS;
   const result = await options.authenticate(request);
-  if (result !== null) return { principal: result, scopes: undefined };
+  if (result !== null) return { principal: result, grant: undefined };
   const headers = new Headers({
     "www-authenticate": options.wwwAuthenticate ?? 'Bearer realm="mcp"',
   });

@@ -34,6 +34,8 @@ export interface AuthPolicy {
   clockSkewSeconds?: number;
   /** The claim naming the principal. */
   principalClaim?: string;
+  /** The claims handlers may read. */
+  claims?: string[];
   /** The JWKS URL, instead of discovery. */
   jwksUri?: string;
   /** Introspection of opaque tokens; the secret is read from an environment variable. */
@@ -61,6 +63,7 @@ const AUTH_SCHEMA: JsonSchemaObject = {
     algorithms: STRINGS,
     clockSkewSeconds: { type: "number" },
     principalClaim: { type: "string" },
+    claims: STRINGS,
     jwksUri: { type: "string" },
     introspection: {
       type: "object",

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, serveHttp } from "../../mod.ts";
+import { createServer, defineTool, serveHttp } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
 import { createGuardrails } from "../../guardrails.ts";
 import {
@@ -475,6 +475,78 @@ Deno.test("a verifyToken hook decides alone; its throw is a 503 whose log line n
     await boom.body?.cancel();
     assert.ok(lines.some((line) => line.includes("bad key [token]")), lines.join("\n"));
     assert.ok(lines.every((line) => !line.includes("key-boom")));
+    await server.close();
+  });
+});
+
+Deno.test("handlers and guardrails see the token's scopes and only the claims the server asked for, in both eras", async () => {
+  await withAs(async (as) => {
+    const seen: unknown[] = [];
+    const { lines, log } = captureLog();
+    const server = createServer({
+      name: "claims",
+      version: "1.0.0",
+      log,
+      tools: [
+        defineTool({
+          name: "grant",
+          description: "What the token grants",
+          inputSchema: { type: "object" },
+          handler: (_args, context) => JSON.stringify(context.auth ?? null),
+        }),
+      ],
+      guardrails: [{
+        name: "spy",
+        stage: "custom",
+        run: (call, next) => {
+          seen.push(call.context.auth);
+          return next(call);
+        },
+      }],
+      http: {
+        auth: oauthResourceServer({
+          issuer: as.issuer,
+          audience: AUDIENCE,
+          claims: ["email", "__proto__"],
+        }),
+        keepAliveMs: 0,
+      },
+    });
+    const token = await as.mint({
+      sub: "alice",
+      aud: AUDIENCE,
+      scope: "orders:read orders:write",
+      email: "alice@example.com",
+      salary: 1,
+    });
+    const expected = {
+      scopes: ["orders:read", "orders:write"],
+      claims: { email: "alice@example.com" },
+    };
+    const call = modernRequest(1, "tools/call", { name: "grant", arguments: {} });
+    assert.deepEqual(
+      JSON.parse(await textOf(await modernPost(server, call, bearer(token)))),
+      expected,
+    );
+    const session = await openSession(server, { headers: bearer(token) });
+    const legacy = await session.post(request(2, "tools/call", { name: "grant", arguments: {} }));
+    assert.deepEqual(JSON.parse(await textOf(legacy)), expected);
+    assert.equal(seen.length, 2);
+    for (const grant of seen) assert.deepEqual(grant, expected);
+    // Without OAuth there is no grant at all.
+    const plain = createServer({
+      name: "plain",
+      version: "1.0.0",
+      tools: [defineTool({
+        name: "grant",
+        description: "d",
+        inputSchema: { type: "object" },
+        handler: (_args, context) => JSON.stringify(context.auth ?? null),
+      })],
+    });
+    assert.equal(await textOf(await modernPost(plain, call)), "null");
+    assert.ok(lines.every((line) => !line.includes("salary")));
+    await plain.close();
     await server.close();
   });
 });

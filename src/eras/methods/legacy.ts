@@ -144,7 +144,7 @@ function listTools(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("tools", params, session.principal, false, session.scopes).result;
+  return deps.core.list("tools", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `resources/list`. */
@@ -153,7 +153,7 @@ function listResources(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resources", params, session.principal, false, session.scopes).result;
+  return deps.core.list("resources", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `prompts/list`. */
@@ -162,7 +162,7 @@ function listPrompts(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("prompts", params, session.principal, false, session.scopes).result;
+  return deps.core.list("prompts", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `resources/templates/list`. */
@@ -171,7 +171,7 @@ function listResourceTemplates(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resourceTemplates", params, session.principal, false, session.scopes)
+  return deps.core.list("resourceTemplates", params, session.principal, false, session.auth?.scopes)
     .result;
 }
 
@@ -204,6 +204,8 @@ function factsOf(
     context._meta,
     "legacy",
     deps.services.callMask,
+    false,
+    context.auth,
   );
 }
 

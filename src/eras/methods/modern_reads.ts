@@ -73,7 +73,7 @@ function listed(
     params,
     request.session.principal,
     true,
-    request.session.scopes,
+    request.session.auth?.scopes,
   );
   return modernResult(
     deps.serverInfo,

@@ -44,6 +44,7 @@ export function modernFacts(
     "modern",
     mask,
     continuation,
+    request.session.auth,
   );
 }
 
