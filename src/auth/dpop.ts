@@ -11,6 +11,7 @@
  */
 
 import type { JoseModule } from "../runtime/npm/jose.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 import type { Refusal } from "./challenge.ts";
 
 /** How proofs are checked. */
@@ -25,6 +26,11 @@ export interface DpopSettings {
   readonly nonce: boolean;
   /** The most proof ids remembered at once; beyond it new proofs are refused (fail closed). */
   readonly maxRemembered: number;
+  /**
+   * Where proof ids are remembered across instances (set-if-absent with a
+   * TTL); without it, in this process only. An outage refuses proofs (503).
+   */
+  readonly store: SharedStore | undefined;
   /** The clock, in ms. */
   readonly now: () => number;
 }
@@ -42,6 +48,14 @@ export interface ProofTarget {
 }
 
 const NONCE_LIFETIME_MS = 5 * 60_000;
+
+/** SHA-256 of `text`, hex. */
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+  );
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
 
 function bad(description: string): Refusal {
   return { status: 401, error: "invalid_dpop_proof", description };
@@ -110,7 +124,31 @@ export class DpopChecker {
         nonce: this.nonce(),
       };
     }
-    return this.#remember(`${target.jkt}:${String(claims.jti)}`, Number(claims.iat));
+    const key = `${target.jkt}:${String(claims.jti)}`;
+    const store = this.#settings.store;
+    if (store === undefined) return this.#remember(key, Number(claims.iat));
+    return await this.#rememberShared(store, key, Number(claims.iat));
+  }
+
+  /** {@linkcode DpopChecker.#remember} across instances: the first to set the id wins. */
+  async #rememberShared(
+    store: SharedStore,
+    key: string,
+    iat: number,
+  ): Promise<Refusal | undefined> {
+    const { maxAgeSeconds, clockSkewSeconds } = this.#settings;
+    const ttlMs = Math.max(
+      1,
+      (iat + maxAgeSeconds + 2 * clockSkewSeconds) * 1000 - this.#settings.now(),
+    );
+    let first: boolean;
+    try {
+      // The id is hashed: proof ids are client-chosen and must not shape store keys.
+      first = await store.set(`warden:dpop:${await digest(key)}`, "1", { ifAbsent: true, ttlMs });
+    } catch {
+      return { status: 503, description: "cannot check DPoP proof reuse now" };
+    }
+    return first ? undefined : bad("the DPoP proof was already used");
   }
 
   async #claimsProblem(

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { SharedStore } from "../store/shared_store.ts";
 import type { ChallengeSettings } from "./challenge.ts";
 import type { DpopSettings } from "./dpop.ts";
 import type { KeyCacheSettings } from "./issuer.ts";
@@ -36,7 +37,7 @@ export interface ResourceServerOptions {
   jwksUri?: string;
   introspection?: { endpoint?: string; clientId: string; clientSecret: string };
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
-  dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number };
+  dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number; store?: SharedStore };
   resourceName?: string;
   resourceDocumentation?: string;
   timeoutMs?: number;
@@ -201,6 +202,7 @@ function resolveDpop(
     nonce: dpop.nonce === true,
     required: dpop.required === true,
     maxRemembered: 100_000,
+    store: dpop.store,
     now,
   };
 }

@@ -9,6 +9,7 @@
 
 import { createResourceServer } from "../auth/resource_server.ts";
 import { resolveAuth } from "../auth/settings.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 import type { HttpOptions } from "./options.ts";
 
 /**
@@ -112,10 +113,12 @@ export function oauthResourceServer(options: {
   /**
    * DPoP-bound tokens (RFC 9449). Tokens bound by `cnf.jkt` are accepted
    * only with a valid proof; `required` refuses unbound tokens; `nonce`
-   * makes proofs echo a server nonce.
+   * makes proofs echo a server nonce (kept per instance); `store` remembers
+   * used proofs across the instances sharing it, so a proof replayed at
+   * another instance is refused too.
    * @default {undefined} (bound tokens are refused)
    */
-  dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number };
+  dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number; store?: SharedStore };
   /** `resource_name` in the metadata. */
   resourceName?: string;
   /** `resource_documentation` in the metadata. */

@@ -11,6 +11,7 @@ import { checkConfig, checkPlainData } from "../schema/config.ts";
 import type { JsonSchemaObject } from "../schema/types.ts";
 import type { HttpOptions } from "../http/options.ts";
 import type { ServerFlags } from "./flags.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 
 /** The `auth` section of a policy file. */
 export interface AuthPolicy {
@@ -111,6 +112,7 @@ export function checkAuthPolicy(value: unknown): AuthPolicy {
 export async function authFromSetup(
   policy: AuthPolicy | undefined,
   flags: ServerFlags,
+  store?: SharedStore,
 ): Promise<HttpOptions["auth"]> {
   const merged: AuthPolicy = { ...policy };
   if (flags.authIssuer !== undefined) merged.issuer = flags.authIssuer;
@@ -125,7 +127,7 @@ export async function authFromSetup(
     throw new Error("OAuth needs both an issuer and an audience (--auth-issuer, --auth-audience)");
   }
   if (flags.http === undefined) throw new Error("OAuth protects the HTTP endpoint: add --http");
-  const { introspection, ...rest } = merged;
+  const { introspection, dpop, ...rest } = merged;
   let secret: { endpoint?: string; clientId: string; clientSecret: string } | undefined;
   if (introspection !== undefined) {
     const { env } = await import("node:process");
@@ -142,5 +144,7 @@ export async function authFromSetup(
     issuer: merged.issuer,
     audience: merged.audience,
     ...(secret === undefined ? {} : { introspection: secret }),
+    // With --store, used DPoP proofs are remembered across the instances sharing it.
+    ...(dpop === undefined ? {} : { dpop: store === undefined ? dpop : { ...dpop, store } }),
   });
 }

@@ -305,7 +305,7 @@ export async function setupFromFlags(
     flags.authAudience !== undefined;
   // The OAuth code (and jose) loads only when a flag or the policy asks for it.
   const auth = needsAuth
-    ? await (await import("./auth_policy.ts")).authFromSetup(authPolicy, flags)
+    ? await (await import("./auth_policy.ts")).authFromSetup(authPolicy, flags, shared)
     : undefined;
   if (http !== undefined) setup.http = auth === undefined ? http : { ...http, auth };
   return setup;

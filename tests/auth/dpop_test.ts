@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { ENDPOINT, jsonOf, modernPost } from "../_helpers/http_helpers.ts";
 import { jose } from "../_helpers/auth_server.ts";
+import { MemoryStore } from "../../store.ts";
 import {
   AUDIENCE,
   authServer,
@@ -113,5 +114,31 @@ Deno.test("with DPoP nonces on, a proof without the server's nonce is answered u
     assert.equal(document.dpop_bound_access_tokens_required, true);
     assert.ok(Array.isArray(document.dpop_signing_alg_values_supported));
     await server.close();
+  });
+});
+
+Deno.test("with a shared store, a DPoP proof used at one instance is refused at another", async () => {
+  await withAs(async (as) => {
+    const store = new MemoryStore();
+    const first = authServer(as, { dpop: { store } }).server;
+    const second = authServer(as, { dpop: { store } }).server;
+    const key = await dpopKey();
+    const token = await as.mint({
+      sub: "dana",
+      aud: AUDIENCE,
+      scope: "orders:read",
+      cnf: { jkt: key.jkt },
+    });
+    const headers = { authorization: `DPoP ${token}`, dpop: await key.proof({}, token) };
+    assert.equal(await textOf(await modernPost(first, CALL_WHOAMI, headers)), "dana");
+    const replayed = await modernPost(second, CALL_WHOAMI, headers);
+    assert.equal(replayed.status, 401);
+    await replayed.body?.cancel();
+    // A fresh proof is fine at either.
+    const fresh = { authorization: `DPoP ${token}`, dpop: await key.proof({}, token) };
+    assert.equal(await textOf(await modernPost(second, CALL_WHOAMI, fresh)), "dana");
+    await first.close();
+    await second.close();
+    await store.close();
   });
 });
