@@ -107,8 +107,18 @@ export interface GuardedCall {
   readonly kind: "tool" | "resource" | "prompt";
   /** The JSON-RPC method. */
   readonly method: string;
-  /** The tool or prompt name, or the resource URI. */
+  /**
+   * The tool or prompt name, or the resource URI in canonical form (RFC 3986
+   * §6.2.2: see `canonicalUri` in docs/guardrails.md), the form the handler,
+   * the rate limiter and the audit log see too.
+   */
   readonly name: string;
+  /**
+   * The resource URI as the client sent it, present only when it differs from
+   * `name`. A guardrail that decides on names decides on both; the access
+   * policy refuses a call whose two forms it would decide differently.
+   */
+  readonly sentName?: string;
   /** The call's arguments (empty for resources). */
   readonly arguments: Readonly<Record<string, unknown>>;
   /** The request's facts. */

@@ -219,7 +219,7 @@ const CONTENT_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio"]);
 
 /** Whether the client declared a capability (e.g. "sampling"). */
 export function declares(capabilities: Readonly<Record<string, unknown>>, name: string): boolean {
-  return isRecord(capabilities[name]);
+  return Object.hasOwn(capabilities, name) && isRecord(capabilities[name]);
 }
 
 /** A `sampling/createMessage` ask; throws when the client cannot sample or the request is bad. */

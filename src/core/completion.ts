@@ -66,7 +66,8 @@ export function parseCompletionRequest(
   ) {
     throw invalidParamsError("argument must be { name, value } with string values");
   }
-  const given: Record<string, string> = {};
+  // No prototype: a completer reading `context.arguments.constructor` gets only what was sent.
+  const given: Record<string, string> = Object.create(null);
   if (isRecord(context) && isRecord(context.arguments)) {
     for (const [key, value] of Object.entries(context.arguments)) {
       if (typeof value === "string") given[key] = value;

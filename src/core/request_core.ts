@@ -12,6 +12,7 @@ import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
+import { canonicalUri } from "./canonical_uri.ts";
 import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
@@ -45,38 +46,43 @@ export function notFound(kind: string, name: string): CallOutcome {
   };
 }
 
-/** The key of `params` that names the item of each guarded method. */
-const NAME_KEYS: Readonly<Record<CallKind, string>> = {
-  tool: "name",
-  resource: "uri",
-  prompt: "name",
-};
-
-/** Reads a guarded call's name and arguments from `params`. */
+/**
+ * Reads a guarded call's name and arguments from `params`. A resource URI is
+ * put in canonical form here, where it enters, so that every guardrail and
+ * the handler see one name; one that has no canonical form is a problem
+ * (-32602 in both eras), and the call keeps the URI as sent for the audit.
+ */
 export function parseCall(
   kind: CallKind,
   method: string,
   params: JsonRpcParams,
   context: CallContext,
 ): ParsedCall {
-  const nameKey = NAME_KEYS[kind];
+  const nameKey = kind === "resource" ? "uri" : "name";
   const name = params[nameKey];
   const args = kind === "resource" ? {} : params.arguments ?? {};
-  const problem = typeof name !== "string"
-    ? invalidParamsError(`${nameKey} must be a string`)
-    : !isRecord(args)
-    ? invalidParamsError("arguments must be an object")
-    : undefined;
-  return {
-    call: {
-      kind,
-      method,
-      name: typeof name === "string" ? name : "",
-      arguments: isRecord(args) ? args : {},
-      context,
-    },
-    problem,
+  const call: GuardedCall = {
+    kind,
+    method,
+    name: typeof name === "string" ? name : "",
+    arguments: isRecord(args) ? args : {},
+    context,
   };
+  if (typeof name !== "string") {
+    return { call, problem: invalidParamsError(`${nameKey} must be a string`) };
+  }
+  if (!isRecord(args)) return { call, problem: invalidParamsError("arguments must be an object") };
+  return kind === "resource" ? withCanonicalUri(call, name, false) : { call, problem: undefined };
+}
+
+/** `call` named by the canonical form of `uri`, or with the reason it has none as its problem. */
+function withCanonicalUri(call: GuardedCall, uri: string, template: boolean): ParsedCall {
+  const canonical = canonicalUri(uri, template);
+  if (typeof canonical !== "string") {
+    return { call, problem: invalidParamsError(`uri ${canonical.refused}`) };
+  }
+  if (canonical === uri) return { call, problem: undefined };
+  return { call: { ...call, name: canonical, sentName: uri }, problem: undefined };
 }
 
 /** What the core is built from. */
@@ -306,14 +312,21 @@ export class RequestCore {
       return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
     }
     const isPrompt = request.ref.type === "ref/prompt";
-    const name = request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri;
-    const call: GuardedCall = {
+    const given: GuardedCall = {
       kind: isPrompt ? "prompt" : "resource",
       method: "completion/complete",
-      name,
+      name: request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri,
       arguments: { [request.argument.name]: request.argument.value },
       context,
     };
+    // A template is named by its URI template, canonical like any resource URI.
+    const { call, problem } = isPrompt
+      ? { call: given, problem: undefined }
+      : withCanonicalUri(given, given.name, true);
+    if (problem !== undefined) {
+      return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
+    }
+    const { name } = call;
     const step: CallNext = async () => {
       let completer: Completer | undefined;
       if (isPrompt) {

@@ -5,6 +5,7 @@
  */
 
 import { checkItemCache, type ItemCache } from "./cache.ts";
+import { canonicalUri } from "./canonical_uri.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentAnnotations, type ResourceContents, toBase64 } from "./content.ts";
@@ -26,7 +27,7 @@ import { thrownOutcome } from "./outcome.ts";
  * ```
  */
 export interface ResourceContext extends RequestContext {
-  /** The URI the client asked for. */
+  /** The URI the client asked for, in canonical form (the form the access policy decided on). */
   readonly uri: string;
 }
 
@@ -107,6 +108,7 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
   if (typeof resource.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkCanonical(resource.uri, false, label);
   checkIcons(resource.icons, label);
   checkItemCache(resource.cache, label);
   const listing: Record<string, unknown> = { uri: resource.uri, name: resource.name };
@@ -114,6 +116,22 @@ export function registerResource(resource: ResourceDefinition): RegisteredResour
     if (resource[key] !== undefined) listing[key] = resource[key];
   }
   return { definition: resource, listing: Object.freeze(listing) };
+}
+
+/**
+ * Refuses a registered URI or URI template that is not in canonical form:
+ * requests are matched in canonical form, so such an item could never be read.
+ */
+export function checkCanonical(uri: string, template: boolean, label: string): void {
+  const canonical = canonicalUri(uri, template);
+  if (typeof canonical !== "string") throw new TypeError(`${label}: the URI ${canonical.refused}`);
+  if (canonical !== uri) {
+    throw new TypeError(
+      `${label}: the URI is not in canonical form (RFC 3986 §6.2.2), write it as ${
+        JSON.stringify(canonical)
+      }`,
+    );
+  }
 }
 
 /** Encodes what a reader returned as resource contents. */

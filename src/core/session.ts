@@ -153,7 +153,9 @@ export class McpSession implements DispatchSession {
 
   /** Whether the client declared a capability (e.g. "sampling"). */
   hasCapability(name: string): boolean {
-    const value = this.clientCapabilities[name];
+    const value = Object.hasOwn(this.clientCapabilities, name)
+      ? this.clientCapabilities[name]
+      : undefined;
     return typeof value === "object" && value !== null;
   }
 

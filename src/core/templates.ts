@@ -10,7 +10,7 @@ import type { CallOutcome } from "../call/outcome.ts";
 import type { ContentAnnotations } from "./content.ts";
 import type { Completer } from "./completion.ts";
 import { checkIcons, type Icon } from "./lifecycle.ts";
-import { type ResourceContext, toContents } from "./resources.ts";
+import { checkCanonical, type ResourceContext, toContents } from "./resources.ts";
 import { thrownOutcome } from "./outcome.ts";
 import { compileUriTemplate, type UriTemplate } from "./uri_template.ts";
 
@@ -83,6 +83,7 @@ export function registerTemplate(definition: ResourceTemplateDefinition): Regist
   if (typeof definition.read !== "function") {
     throw new TypeError(`${label}: read must be a function`);
   }
+  checkCanonical(definition.uriTemplate, true, label);
   checkIcons(definition.icons, label);
   checkItemCache(definition.cache, label);
   let template: UriTemplate;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { canonicalUri } from "../core/canonical_uri.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import { type ChangeBus, joinChangeBus, type ListName } from "../store/change_bus.ts";
 import type { SharedStore } from "../store/shared_store.ts";
@@ -46,6 +47,9 @@ export class ChangeFeed {
 
   /** The resource `uri` changed here: tells this instance's clients and the other instances. */
   resourceUpdated(uri: string): void {
+    // Subscriptions are kept by canonical URI, whatever spelling the server uses here.
+    const canonical = canonicalUri(uri);
+    if (typeof canonical === "string") uri = canonical;
     this.#deliverResource(uri);
     this.#bus?.publish({ uri });
   }

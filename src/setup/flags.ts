@@ -26,6 +26,11 @@ export interface ServerFlags {
    * is answered (needs a file audit log, from `--audit FILE` or the policy).
    */
   auditDurable?: boolean;
+  /**
+   * `--audit-key-file FILE`: the audit log's hash chain is an HMAC under the
+   * key in FILE (needs an audit log to a file or stderr).
+   */
+  auditKeyFile?: string;
   /** `--principal NAME`: who the guardrails decide about (overrides the policy's). */
   principal?: string;
   /** `--http [HOST:]PORT`: serve Streamable HTTP instead of stdio. */
@@ -72,7 +77,7 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--http [HOST:]PORT] [--store URL] [--auth-issuer URL --auth-audience URL [--auth-scopes SCOPES]]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--audit-key-file FILE] [--http [HOST:]PORT] [--store URL] [--auth-issuer URL --auth-audience URL [--auth-scopes SCOPES]]`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
@@ -80,6 +85,7 @@ export function usage(identity: ServerIdentity): string {
     "  --policy FILE     guardrails (access, rate limits, redaction, audit) from a JSONC file",
     "  --audit FILE|-    append the audit log to FILE as JSON lines, or '-' for stderr",
     "  --audit-durable   sync each audit line to disk before its call is answered",
+    "  --audit-key-file FILE  sign the audit log's hash chain with the key in FILE (HMAC-SHA-256)",
     "  --principal NAME  the caller the access policy and rate limits decide about",
     "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
     "  --store URL       state shared by instances: redis://HOST:PORT/DB, kv:PATH (kv: for the",
@@ -122,6 +128,7 @@ export async function parseServerFlags(
         policy: { type: "string" },
         audit: { type: "string" },
         "audit-durable": { type: "boolean" },
+        "audit-key-file": { type: "string" },
         principal: { type: "string" },
         http: { type: "string" },
         store: { type: "string" },
@@ -151,6 +158,13 @@ export async function parseServerFlags(
     }
   }
   if (values["audit-durable"] === true) flags.auditDurable = true;
+  const keyFile = values["audit-key-file"];
+  if (typeof keyFile === "string") {
+    if (keyFile.length === 0) {
+      return { action: "error", message: "--audit-key-file needs a value", usage: usage(identity) };
+    }
+    flags.auditKeyFile = keyFile;
+  }
   for (const [flag, key] of AUTH_FLAGS) {
     const value = values[flag];
     if (typeof value !== "string") continue;
@@ -286,7 +300,10 @@ export async function setupFromFlags(
   }
   const storeUrl = flags.store ?? config.store;
   const shared = deps.shared ?? (storeUrl === undefined ? undefined : openStore(storeUrl));
-  const guardrailDeps = shared === undefined ? deps : { ...deps, shared };
+  const guardrailDeps = shared === undefined ? { ...deps } : { ...deps, shared };
+  if (flags.auditKeyFile !== undefined) {
+    guardrailDeps.auditKey = await auditKeyFor(config, flags.auditKeyFile);
+  }
   const setup: ServerSetup = {
     guardrails: [
       ...await telemetryGuardrails(),
@@ -367,6 +384,15 @@ export async function serverSetup(
     await writeOut("stderr", `${identity.name}: ${message}\n`);
     return exitProcess(2);
   }
+}
+
+/** The audit key from `--audit-key-file`, for an audit log that writes the chain. */
+async function auditKeyFor(config: GuardrailsConfig, path: string): Promise<Uint8Array> {
+  const audit = config.audit;
+  if (audit !== "stderr" && (typeof audit !== "object" || audit === null || !("file" in audit))) {
+    throw new Error("--audit-key-file needs an audit log to a file or stderr: --audit FILE|-");
+  }
+  return (await import("../guardrails/audit/audit_key.ts")).readAuditKey(path);
 }
 
 /**

@@ -235,11 +235,13 @@ export async function auditEntries(path: string): Promise<Record<string, unknown
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
   }
-  return text.split("\n").filter((line) => line !== "").map((line) => {
+  const lines = text.split("\n").filter((line) => line !== "").map((line) => {
     const entry: unknown = JSON.parse(line);
     assert.ok(isRecord(entry), line);
     return entry;
   });
+  // Call entries only: the audit chain's genesis and checkpoint lines carry an "event".
+  return lines.filter((line) => !("event" in line));
 }
 
 /** The request ids among `entries` for `tools/call`. */

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { isRecord, resultOf, within } from "../_helpers/helpers.ts";
 import { ROOT, type ServerProcess, spawnServer } from "../_helpers/subprocess.ts";
+import { verifyAuditLog } from "../../src/guardrails/audit/verify.ts";
 
 const decoder = new TextDecoder();
 /** The note on ORD-2 holds this partner API key; the policy's ODK rule masks it. */
@@ -50,7 +51,10 @@ function auditLines(stderr: readonly string[]): Record<string, unknown>[] {
   for (const line of stderr) {
     if (!line.startsWith("{")) continue;
     const value: unknown = JSON.parse(line);
-    if (isRecord(value) && typeof value.seq === "number") entries.push(value);
+    // The chain's genesis and checkpoint lines are not call entries.
+    if (isRecord(value) && typeof value.seq === "number" && !("event" in value)) {
+      entries.push(value);
+    }
   }
   return entries;
 }
@@ -236,10 +240,15 @@ function auditArgs(file: string): string[] {
   ];
 }
 
+/** The call entries of an audit file, after checking that the whole file verifies. */
 async function fileLines(path: string): Promise<Record<string, unknown>[]> {
   const text = await Deno.readTextFile(path);
   assert.ok(text.endsWith("\n"), "the last line is complete");
-  return text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(verifyAuditLog(text).error, undefined, "the audit file verifies");
+  const lines: Record<string, unknown>[] = text.slice(0, -1).split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  return lines.filter((line) => !("event" in line));
 }
 
 /** Three guarded calls with different outcomes. */
@@ -319,4 +328,46 @@ Deno.test({
       assert.match(result.stderr, /^order-desk: .*audit.*audit\.jsonl/);
     });
   },
+});
+
+Deno.test("two runs of the example on one audit file: the second continues the seq and chain", async () => {
+  await withTempDir(async (dir) => {
+    const file = `${dir}/audit.jsonl`;
+    // Reading the file's last line is what lets a run continue it.
+    const args = auditArgs(file).map((arg) =>
+      arg === "--allow-read=examples/policy.jsonc" ? `${arg},${file}` : arg
+    );
+    for (let run = 0; run < 2; run++) {
+      const desk = spawnDesk(args);
+      try {
+        await threeCalls(desk);
+        await desk.closeInput();
+        assert.equal((await within(desk.status, 10_000, "the example to exit")).code, 0);
+        await desk.pipesDone();
+        assert.ok(
+          !desk.stderr.some((line) => line.includes("audit sink failed")),
+          desk.stderr.join("\n"),
+        );
+      } finally {
+        await desk.cleanUp();
+      }
+    }
+    const text = await Deno.readTextFile(file);
+    const lines = text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((line) => line.seq), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(lines.map((line) => line.event ?? "call"), [
+      "genesis",
+      "call",
+      "call",
+      "call",
+      "checkpoint",
+      "genesis",
+      "call",
+      "call",
+      "call",
+      "checkpoint",
+    ]);
+    const report = verifyAuditLog(text);
+    assert.deepEqual(report, { ok: true, lines: 10, entries: 6, chains: 2, checkpoint: true });
+  });
 });

@@ -16,6 +16,15 @@ import {
 import { createOrderDesk } from "../../examples/orders.ts";
 import { errorOf, request, resultOf } from "../_helpers/helpers.ts";
 import { type DenoOutput, runDeno } from "../_helpers/subprocess.ts";
+import { verifyAuditLog } from "../../src/guardrails/audit/verify.ts";
+
+/** The call entries of an audit log's text (not the chain's genesis and checkpoint lines). */
+function callEntries(text: string): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = text.trimEnd().split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  return lines.filter((line) => !("event" in line));
+}
 
 const IDENTITY = { name: "desk", version: "1.2.3" };
 const USAGE = usage(IDENTITY);
@@ -200,8 +209,9 @@ Deno.test("setupFromFlags() lets --audit FILE override the policy's stderr audit
       await runDesk(setup, [GET_ORDER, CANCEL_ORDER]);
     });
     assert.equal(stderr, "");
-    const lines = (await Deno.readTextFile(file)).trimEnd().split("\n");
-    assert.deepEqual(lines.map((line) => JSON.parse(line).name), ["get_order", "cancel_order"]);
+    const text = await Deno.readTextFile(file);
+    assert.deepEqual(verifyAuditLog(text).error, undefined);
+    assert.deepEqual(callEntries(text).map((entry) => entry.name), ["get_order", "cancel_order"]);
   });
 });
 
@@ -211,9 +221,11 @@ Deno.test("setupFromFlags() lets --audit - override the policy's audit file", as
     const stderr = await captureStderr(async () => {
       await runDesk(setup, [GET_ORDER]);
     });
-    const lines = stderr.trimEnd().split("\n");
-    assert.equal(lines.length, 1, stderr);
-    assert.equal(JSON.parse(lines[0] ?? "").name, "get_order");
+    // One call entry, in a per-process chain that verifies.
+    const entries = callEntries(stderr);
+    assert.equal(entries.length, 1, stderr);
+    assert.equal(entries[0]?.name, "get_order");
+    assert.deepEqual(verifyAuditLog(stderr).error, undefined);
     await assert.rejects(Deno.stat(`${dir}/never-written.jsonl`), Deno.errors.NotFound);
     await assert.rejects(Deno.stat("never-written.jsonl"), Deno.errors.NotFound);
   });
@@ -225,7 +237,7 @@ Deno.test("setupFromFlags() adds an audit log with --audit when the policy has n
     const setup = await setupFromFlags({ policy, audit: file });
     assert.deepEqual(setup.guardrails.map((guardrail) => guardrail.name), ["audit-log"]);
     await runDesk(setup, [GET_ORDER]);
-    assert.equal((await Deno.readTextFile(file)).trimEnd().split("\n").length, 1);
+    assert.equal(callEntries(await Deno.readTextFile(file)).length, 1);
   });
 });
 

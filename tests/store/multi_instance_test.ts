@@ -2,6 +2,7 @@
 // Redis (when WARDEN_TEST_REDIS_URL is set; .ci/run starts one) and a Deno KV file.
 import assert from "node:assert/strict";
 import { freePort, postModern, startScaleServer } from "../_helpers/scale_instance.ts";
+import { verifyAuditLog } from "../../src/guardrails/audit/verify.ts";
 
 const REDIS_URL = Deno.env.get("WARDEN_TEST_REDIS_URL");
 if (REDIS_URL === undefined) {
@@ -267,8 +268,12 @@ Deno.test({
         await redis.status;
       }
       // Every call answered was audited, the refused ones included.
-      const lines = (await Deno.readTextFile(audit)).trim().split("\n");
-      const statuses = lines.map((line) => JSON.parse(line).outcome);
+      const text = await Deno.readTextFile(audit);
+      assert.deepEqual(verifyAuditLog(text).error, undefined, "the audit file verifies");
+      const lines: Record<string, unknown>[] = text.trim().split("\n").map((line) =>
+        JSON.parse(line)
+      ).filter((line) => !("event" in line));
+      const statuses = lines.map((line) => line.outcome);
       assert.equal(statuses.filter((s) => s === "rate_limited").length >= 3, true, statuses.join());
       assert.equal(lines.length, calls);
       assert.equal(statuses[0], "ok");

@@ -18,6 +18,7 @@ import type { CallNext, CallOutcome } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
 import { isLoggingLevel } from "../../core/logging.ts";
+import { canonicalUri } from "../../core/canonical_uri.ts";
 import { parseCall, type RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
 import {
@@ -298,7 +299,10 @@ function unsubscribe(
 ): Record<string, unknown> {
   const uri = params.uri;
   if (typeof uri !== "string") throw invalidParamsError("uri must be a string");
-  session.subscriptions.delete(uri);
+  // Subscriptions are kept by canonical URI; one with no canonical form was never subscribed.
+  const canonical = canonicalUri(uri);
+  if (typeof canonical !== "string") throw invalidParamsError(`uri ${canonical.refused}`);
+  session.subscriptions.delete(canonical);
   return {};
 }
 

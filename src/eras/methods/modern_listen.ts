@@ -61,7 +61,8 @@ async function allowedUris(
   meta: RequestMeta,
 ): Promise<string[]> {
   const { core } = deps;
-  const allowed: string[] = [];
+  // Two spellings of one URI are one subscription.
+  const allowed = new Set<string>();
   for (const uri of uris) {
     const parsed = parseCall(
       "resource",
@@ -70,9 +71,10 @@ async function allowedUris(
       modernFacts(request, meta, deps.services.callMask, false),
     );
     const outcome = await core.guard(parsed, core.subscribe());
-    if (outcome.status === "ok") allowed.push(uri);
+    // Followed, and acknowledged, by the canonical URI that updates are sent for.
+    if (outcome.status === "ok") allowed.add(parsed.call.name);
   }
-  return allowed;
+  return [...allowed];
 }
 
 /** Keeps the subscription open until the hub ends it or the request is cancelled. */

@@ -10,7 +10,7 @@
 import { ErrorCode, RpcError } from "../../jsonrpc/errors.ts";
 import { checkConfig, checkPlainData, ownField } from "../../schema/config.ts";
 import type { JsonSchemaObject } from "../../schema/types.ts";
-import { assertGlobPattern, compileGlob } from "./glob.ts";
+import { type Compiled, compileRuleSet, decideForms, type RuleSet } from "./rules.ts";
 import type { CallKind, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 
@@ -94,39 +94,8 @@ export interface AccessPolicy {
   readonly type: "warden.access-policy";
 }
 
-/** A decision made once, at compile time, and shared by every call it decides. */
-type Verdict = Readonly<Required<AccessDecision>>;
-
-interface Rule {
-  readonly matches: (name: string) => boolean;
-  /** The decision when this rule is the one that matched. */
-  readonly verdict: Verdict;
-}
-
-interface KindRules {
-  readonly allow:
-    | { readonly path: string; readonly rules: readonly Rule[]; readonly missed: Verdict }
-    | undefined;
-  readonly deny: readonly Rule[];
-}
-
-type RuleSet = ReadonlyMap<ItemKind, KindRules>;
-
-interface Compiled {
-  readonly everyone: RuleSet;
-  readonly principals: ReadonlyMap<string, RuleSet>;
-}
-
 const PREFIX = "Invalid access policy";
-const NOT_A_STRING: Verdict = verdict(false, "name is not a string");
-const UNKNOWN_KIND: Verdict = verdict(false, "unknown item kind");
-const NO_ALLOW_LIST: Verdict = verdict(true, "no allow list");
 const MAX_LABEL_LENGTH = 80;
-const KINDS: ReadonlyMap<keyof PrincipalRules, ItemKind> = new Map([
-  ["tools", "tool"],
-  ["resources", "resource"],
-  ["prompts", "prompt"],
-]);
 // Rules live here rather than on the policy, so a forged object decides nothing.
 const compiledPolicies = new WeakMap<AccessPolicy, Compiled>();
 
@@ -203,6 +172,11 @@ export function compileAccessPolicy(options: AccessPolicyOptions): AccessPolicy 
  *   or Unicode normalisation, so `Get_Order`, `get_order ` and a homoglyph are
  *   all different names from `get_order`.
  * - A `name` that is not a string, or an unknown `kind`, is denied.
+ * - Resource URIs, and the resource globs, are compared in canonical form
+ *   (RFC 3986 §6.2.2, see docs/guardrails.md), so `file:///data/%73ecret`
+ *   is `file:///data/secret`. The URI is also decided as given and with its
+ *   percent-escapes decoded (as a template variable is); if any of these
+ *   forms is denied, so is the call. A URI with no canonical form is denied.
  *
  * @param policy A policy from {@linkcode compileAccessPolicy}.
  * @param principal The caller's id, or `undefined` for an anonymous caller.
@@ -225,7 +199,13 @@ export function decideAccess(
   kind: ItemKind,
   name: string,
 ): AccessDecision {
-  const { allowed, reason } = decide(compiledOf(policy), principal, kind, name);
+  const { allowed, reason } = decideForms(
+    compiledOf(policy),
+    principal,
+    kind,
+    name,
+    undefined,
+  );
   return { allowed, reason };
 }
 
@@ -235,30 +215,6 @@ function compiledOf(policy: AccessPolicy): Compiled {
     throw new TypeError(`${PREFIX}: expected a policy from compileAccessPolicy()`);
   }
   return compiled;
-}
-
-/** {@linkcode decideAccess} without the copy: the verdicts are built at compile time. */
-function decide(
-  compiled: Compiled,
-  principal: string | undefined,
-  kind: ItemKind,
-  name: string,
-): Verdict {
-  if (typeof name !== "string") return NOT_A_STRING;
-  const everyone = compiled.everyone.get(kind);
-  if (everyone === undefined) return UNKNOWN_KIND;
-  const own = typeof principal === "string"
-    ? compiled.principals.get(principal)?.get(kind)
-    : undefined;
-  const denied = firstMatch(everyone.deny, name) ?? firstMatch(own?.deny, name);
-  if (denied !== undefined) return denied.verdict;
-  const allow = own?.allow ?? everyone.allow;
-  if (allow === undefined) return NO_ALLOW_LIST;
-  return firstMatch(allow.rules, name)?.verdict ?? allow.missed;
-}
-
-function verdict(allowed: boolean, reason: string): Verdict {
-  return Object.freeze({ allowed, reason });
 }
 
 /**
@@ -318,7 +274,13 @@ export function accessPolicy(
     stage: "access",
     // Not async: an allowed call hands on `next`'s promise without another hop.
     run(call, next) {
-      const decision = decide(compiled, call.context.principal, call.kind, call.name);
+      const decision = decideForms(
+        compiled,
+        call.context.principal,
+        call.kind,
+        call.name,
+        call,
+      );
       if (decision.allowed) return next(call);
       try {
         onDenied?.(call, decision.reason);
@@ -334,7 +296,8 @@ export function accessPolicy(
       });
     },
     visible(item, principal) {
-      return decide(compiled, principal, item.kind, item.name).allowed;
+      return decideForms(compiled, principal, item.kind, item.name, undefined)
+        .allowed;
     },
   };
 }
@@ -358,42 +321,4 @@ export function itemLabel(kind: CallKind, name: string): string {
   const last = shown.charCodeAt(shown.length - 1);
   if (last >= 0xd800 && last <= 0xdbff) shown = shown.slice(0, -1);
   return `${kind} ${JSON.stringify(`${shown}…`)}`;
-}
-
-function firstMatch(rules: readonly Rule[] | undefined, name: string): Rule | undefined {
-  if (rules === undefined) return undefined;
-  for (const rule of rules) if (rule.matches(name)) return rule;
-  return undefined;
-}
-
-/** One level's rules, compiled; `options` has passed {@linkcode ACCESS_POLICY_SCHEMA}. */
-function compileRuleSet(options: PrincipalRules, prefix: string): RuleSet {
-  const ruleSet = new Map<ItemKind, KindRules>();
-  for (const [key, kind] of KINDS) {
-    const rules = ownField(options, key) ?? {};
-    const path = `${prefix}${key}`;
-    const allow = ownField(rules, "allow");
-    const deny = ownField(rules, "deny");
-    ruleSet.set(kind, {
-      allow: allow === undefined ? undefined : {
-        path: `${path}.allow`,
-        rules: compileList(allow, `${path}.allow`, true),
-        missed: verdict(false, `not in ${path}.allow`),
-      },
-      deny: deny === undefined ? [] : compileList(deny, `${path}.deny`, false),
-    });
-  }
-  return ruleSet;
-}
-
-function compileList(patterns: readonly string[], path: string, allows: boolean): readonly Rule[] {
-  return patterns.map((pattern, index) => {
-    const source = `${path}[${index}]`;
-    assertGlobPattern(pattern, PREFIX, source);
-    const described = `${source} ${JSON.stringify(pattern)}`;
-    return {
-      matches: compileGlob(pattern),
-      verdict: verdict(allows, `${allows ? "allowed" : "denied"} by ${described}`),
-    };
-  });
 }

@@ -24,7 +24,11 @@
  * ```
  */
 export interface AuditEntry {
-  /** Position in this log, from 1, with no gaps. */
+  /**
+   * Position in this log, from 1, with no gaps. Through the stderr and file
+   * sinks, its position in the audit chain: a chain's genesis line is 0, and
+   * a file's sequence runs on across restarts (see docs/audit.md).
+   */
   seq: number;
   /** When the call finished, ISO 8601 in UTC with milliseconds. */
   time: string;

@@ -3,7 +3,9 @@
  * every guarded call, including those refused at any later step. An entry
  * is masked once before it reaches a sink (names, argument keys and values
  * alike): by the server's masker, the same one every reply passes, or by
- * the audit log's own redactor when the server masks nothing.
+ * the audit log's own redactor when the server masks nothing. Through the
+ * built-in stderr and file sinks, entries are written as a hash chain (see
+ * `chain_writer.ts`), bounded in size, with a checkpoint at each flush.
  *
  * @module
  */
@@ -23,6 +25,10 @@ import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
 import { redactorMask } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
+import { lineSinkOf } from "./audit_sinks.ts";
+import { ChainWriter } from "./chain_writer.ts";
+import { checkMaxLineBytes } from "./audit_line.ts";
+import { keyBytes } from "./chain.ts";
 
 /**
  * Options of {@linkcode auditLog}.
@@ -66,6 +72,23 @@ export interface AuditLogOptions {
    * @default {performance.now}
    */
   monotonic?: () => number;
+  /**
+   * The key of the audit chain (at least 16 bytes; a string is taken as
+   * UTF-8). With it, each line's `hash` is an HMAC-SHA-256 under the key, so
+   * only a holder of the key can write a chain that verifies; without it, a
+   * plain SHA-256 chain, which shows accidental damage and edits by anyone
+   * who does not recompute every later hash. Applies to the stderr and file
+   * sinks, which write the chain.
+   * @default {undefined} (plain SHA-256)
+   */
+  key?: Uint8Array | string;
+  /**
+   * The bound of one audit line in bytes of UTF-8 (at least 16384). A
+   * longer entry is cut (its arguments first) and marked `truncated`, with
+   * the size and SHA-256 digest of the whole entry.
+   * @default {65536}
+   */
+  maxLineBytes?: number;
 }
 
 const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
@@ -143,6 +166,8 @@ class AuditRecorder {
   readonly #ownMask: Mask;
   readonly #now: () => number;
   readonly #report: (error: unknown) => void;
+  /** The chain, for a sink that writes lines (stderr, file); else entries go to `write`. */
+  readonly #chain: ChainWriter | undefined;
   #state: AuditState = { seq: 0 };
 
   constructor(options: AuditLogOptions, redactor: Redactor) {
@@ -151,6 +176,12 @@ class AuditRecorder {
     this.#now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? (() => performance.now());
     this.#report = sinkFailureReporter(options.onError ?? ((m: string) => console.error(m)));
+    const lines = lineSinkOf(options.sink);
+    this.#chain = lines === undefined ? undefined : new ChainWriter(lines, {
+      key: options.key === undefined ? undefined : keyBytes(options.key),
+      maxLineBytes: checkMaxLineBytes(options.maxLineBytes),
+      now: this.#now,
+    });
   }
 
   /**
@@ -171,14 +202,20 @@ class AuditRecorder {
     return this.#write(step.entry);
   }
 
-  flush(): Promise<void> {
+  /** Seals the chain with a checkpoint (at shutdown: `server.close()` flushes), then drains the sink. */
+  async flush(): Promise<void> {
+    try {
+      await this.#chain?.checkpoint();
+    } catch (error) {
+      this.#report(error);
+    }
     return this.#sink.flush();
   }
 
   #write(entry: AuditEntry): void | Promise<void> {
     let accepted: void | Promise<void>;
     try {
-      accepted = this.#sink.write(entry);
+      accepted = this.#chain === undefined ? this.#sink.write(entry) : this.#chain.write(entry);
     } catch (error) {
       // The call already ran: a broken sink must not turn its result into an error.
       this.#report(error);
@@ -209,10 +246,12 @@ export function auditLog(options: AuditLogOptions): Guardrail {
   return auditLogWith(options, compileRedactor(options.redact ?? {}));
 }
 
-function checkSink({ sink }: AuditLogOptions): void {
+function checkSink({ sink, key, maxLineBytes }: AuditLogOptions): void {
   if (typeof sink?.write !== "function" || typeof sink.flush !== "function") {
     throw new TypeError("Cannot create audit log: sink must be an AuditSink");
   }
+  if (key !== undefined) keyBytes(key);
+  checkMaxLineBytes(maxLineBytes);
 }
 
 /**

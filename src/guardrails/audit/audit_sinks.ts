@@ -1,5 +1,7 @@
 /**
- * Audit sinks: stderr, an append-only JSON Lines file, and a callback.
+ * Audit sinks: stderr, an append-only JSON Lines file, and a callback. The
+ * stderr and file sinks take lines as well as entries (see
+ * {@linkcode lineSinkOf}): through them the audit log writes its hash chain.
  *
  * Every sink follows one failure policy: an error (a full disk, a closed
  * file, a throwing callback, a write after `close`) is reported through
@@ -12,6 +14,9 @@
 
 import type { AuditEntry, AuditSink } from "./audit.ts";
 import { FileAppender } from "./file_appender.ts";
+import { boundedEntryJson, DEFAULT_MAX_LINE_BYTES } from "./audit_line.ts";
+import type { LineSink } from "./chain_writer.ts";
+import { readLogTail } from "./log_tail.ts";
 
 const MAX_REPORTED_MESSAGES = 100;
 const CLOSED_MESSAGE = "Cannot write audit entry: the sink is closed";
@@ -54,14 +59,17 @@ function createReporter(onError: (error: unknown) => void): (error: unknown) => 
   };
 }
 
-/** One entry's JSON; arguments that cannot be serialised (a BigInt) are replaced, not the entry lost. */
+/** One entry written directly (not through the audit log's chain): bounded, unchained. */
 function toJson(entry: AuditEntry, report: (error: unknown) => void): string {
-  try {
-    return JSON.stringify(entry);
-  } catch (error) {
-    report(error);
-    return JSON.stringify({ ...entry, arguments: "[unserializable]" });
-  }
+  return boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, report);
+}
+
+/** The built-in sinks that take lines, so the audit log can chain what it writes to them. */
+const lineSinks = new WeakMap<AuditSink, LineSink>();
+
+/** The line-taking side of a built-in stderr or file sink; undefined for any other sink. */
+export function lineSinkOf(sink: AuditSink): LineSink | undefined {
+  return lineSinks.get(sink);
 }
 
 /**
@@ -97,21 +105,24 @@ export function stderrAuditSink(options: {
   const write = options.write ?? writeStderr;
   const report = createReporter(options.onError ?? reportToStderr);
   let closed = false;
-  return {
-    write(entry) {
-      if (closed) return report(new Error(CLOSED_MESSAGE));
-      try {
-        write(`${toJson(entry, report)}\n`);
-      } catch (error) {
-        report(error);
-      }
-    },
+  function writeLine(line: string): void {
+    if (closed) return report(new Error(CLOSED_MESSAGE));
+    try {
+      write(`${line}\n`);
+    } catch (error) {
+      report(error);
+    }
+  }
+  const sink: AuditSink = {
+    write: (entry) => writeLine(toJson(entry, report)),
     flush: () => Promise.resolve(),
     close() {
       closed = true;
       return Promise.resolve();
     },
   };
+  lineSinks.set(sink, { writeLine, report });
+  return sink;
 }
 
 /**
@@ -171,15 +182,18 @@ export function fileAuditSink(path: string, options: {
   const report = createReporter(options.onError ?? reportToStderr);
   const durable = options.durable ?? false;
   const file = new FileAppender(path, durable || (options.sync ?? false), report);
-  return {
-    write(entry) {
-      if (file.closed) return report(new Error(CLOSED_MESSAGE));
-      const accepted = file.append(toJson(entry, report));
-      if (durable) return file.settledUpTo(accepted);
-    },
+  function writeLine(line: string): void | Promise<void> {
+    if (file.closed) return report(new Error(CLOSED_MESSAGE));
+    const accepted = file.append(line);
+    if (durable) return file.settledUpTo(accepted);
+  }
+  const sink: AuditSink = {
+    write: (entry) => writeLine(toJson(entry, report)),
     flush: () => file.flush(),
     close: () => file.close(),
   };
+  lineSinks.set(sink, { writeLine, report, readTail: () => readLogTail(path) });
+  return sink;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Appends lines to a file, in order, a batch at a time: what the file audit
  * sink writes with. One writer loop appends whatever was queued while the
- * previous batch was being written, encoding each batch once into a reused
- * buffer, and syncs it when asked to. The file is opened on the first
+ * previous batch was being written, encoding it into a reused buffer and
+ * writing whole lines per write, and syncs it when asked to. The file is opened on the first
  * append with `node:fs/promises`, loaded then, so servers without a file
  * sink never load Node compatibility (cold start).
  *
@@ -116,28 +116,44 @@ export class FileAppender {
   }
 
   /**
-   * Appends a batch: its lines joined into one string and encoded once, in
-   * pieces the size of the reused buffer, each written in full before the next.
+   * Appends a batch, encoded line by line into the reused buffer and written
+   * a bufferful at a time, each write holding whole lines only: with the
+   * file opened for appending, two writers sharing a file (two instances,
+   * each with its own chain) never interleave inside a line.
    */
-  async #write(file: FileHandle, lines: string[]): Promise<void> {
-    lines.push(""); // so that the last line ends in a line feed too
-    let rest = lines.join("\n");
-    const wanted = Math.min(MAX_BUFFER_BYTES, Math.max(MIN_BUFFER_BYTES, rest.length + 1024));
-    if (this.#buffer === undefined || this.#buffer.length < wanted) {
-      this.#buffer = new Uint8Array(wanted);
-    }
-    const buffer = this.#buffer;
-    while (rest.length > 0) {
-      // encodeInto stops before a character that does not fit, never inside one.
-      const { read, written } = this.#encoder.encodeInto(rest, buffer);
-      for (let offset = 0; offset < written;) {
-        const { bytesWritten } = await file.write(buffer, offset, written - offset);
-        if (bytesWritten <= 0) {
-          throw new Error(`Cannot append to ${this.#path}: nothing was written`);
-        }
-        offset += bytesWritten;
+  async #write(file: FileHandle, lines: readonly string[]): Promise<void> {
+    let units = lines.length;
+    for (const line of lines) units += line.length;
+    // Room for the whole batch at the worst case of 3 bytes a code unit, up to 1 MiB.
+    let buffer = this.#bufferFor(Math.min(MAX_BUFFER_BYTES, units * 3));
+    let used = 0;
+    for (const line of lines) {
+      // A line as long as a third of a buffer's bytes always fits an empty one.
+      if (used + line.length * 3 + 1 > buffer.length) {
+        if (used > 0) await this.#writeAll(file, buffer, used);
+        used = 0;
+        buffer = this.#bufferFor(line.length * 3 + 1);
       }
-      rest = rest.slice(read);
+      used += this.#encoder.encodeInto(line, buffer.subarray(used)).written;
+      buffer[used++] = 0x0a;
+    }
+    if (used > 0) await this.#writeAll(file, buffer, used);
+  }
+
+  /** The reused buffer, grown to at least `bytes` when it is smaller. */
+  #bufferFor(bytes: number): Uint8Array {
+    const current = this.#buffer;
+    if (current !== undefined && current.length >= bytes) return current;
+    this.#buffer = new Uint8Array(Math.max(bytes, MIN_BUFFER_BYTES));
+    return this.#buffer;
+  }
+
+  /** Writes `buffer[0, length)` in full. */
+  async #writeAll(file: FileHandle, buffer: Uint8Array, length: number): Promise<void> {
+    for (let offset = 0; offset < length;) {
+      const { bytesWritten } = await file.write(buffer, offset, length - offset);
+      if (bytesWritten <= 0) throw new Error(`Cannot append to ${this.#path}: nothing was written`);
+      offset += bytesWritten;
     }
   }
 

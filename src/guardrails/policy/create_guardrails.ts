@@ -233,6 +233,12 @@ export function createGuardrails(
     now?: () => number;
     /** An already open shared store; wins over the configuration's `store` URL. */
     shared?: SharedStore;
+    /**
+     * The audit chain's HMAC key (`--audit-key-file`), kept out of the
+     * configuration, which is data a policy file may show.
+     * @default {undefined} (a plain SHA-256 chain)
+     */
+    auditKey?: Uint8Array;
   } = {},
 ): Guardrail[] {
   const checked = checkGuardrailsConfig(config);
@@ -279,6 +285,7 @@ export function createGuardrails(
       : fileAuditSink(audit.file, { durable: audit.durable === true });
     const options: Parameters<typeof auditLog>[0] = { sink };
     if (deps.now !== undefined) options.now = deps.now;
+    if (deps.auditKey !== undefined) options.key = deps.auditKey;
     guardrails.push(auditLogWith(options, redactor ?? compileRedactor()));
   }
   return guardrails;

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { checkConfig, checkPlainData, ownField } from "../../schema/config.ts";
+import { checkConfig, checkPlainData } from "../../schema/config.ts";
+import { compileRule } from "./compile_rule.ts";
 import type { JsonSchemaObject } from "../../schema/types.ts";
-import { assertGlobPattern, compileGlob } from "../access/glob.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { BucketTake } from "../../store/shared_store.ts";
 import { type BucketLimit, takeTokens, type TokenBucket } from "../../store/token_bucket.ts";
@@ -198,7 +198,7 @@ export function compileRateLimits(options: RateLimiterOptions): RateLimits {
   // Plain data first: a hole in `rules` is an error, not one rule fewer.
   checkPlainData(options, PREFIX);
   checkConfig(RATE_LIMITS_SCHEMA, options, PREFIX);
-  const rules = options.rules.map(compileRule);
+  const rules = options.rules.map((rule, index) => compileRule(rule, index, PREFIX));
   const limits: RateLimits = Object.freeze({ type: "warden.rate-limits" });
   compiledLimits.set(limits, rules);
   return limits;
@@ -355,37 +355,6 @@ function keyFor(
     }
   }
   return key;
-}
-
-/** One rule, compiled; it has passed {@linkcode RATE_LIMITS_SCHEMA}. */
-function compileRule(rule: RateLimitRule, index: number): CompiledRule {
-  const path = `rules[${index}]`;
-  const { scope, capacity, refillPerSecond } = rule;
-  const matchers = ownField(rule, "match")?.map((pattern, at) => {
-    assertGlobPattern(pattern, PREFIX, `${path}.match[${at}]`);
-    return compileGlob(pattern);
-  });
-  const costs = new Map<string, number>();
-  for (const [name, cost] of Object.entries(ownField(rule, "cost") ?? {})) {
-    if (cost === undefined) continue;
-    if (cost > capacity) {
-      throw new RangeError(
-        `${PREFIX}: cost ${cost} exceeds the capacity ${capacity} at ${path}.cost[${
-          JSON.stringify(name)
-        }]`,
-      );
-    }
-    costs.set(name, cost);
-  }
-  return {
-    index,
-    scope,
-    limit: { capacity, refillPerSecond },
-    matchers,
-    kinds: new Set(ownField(rule, "kinds") ?? ["tool"]),
-    costs,
-    keys: { global: JSON.stringify([index, scope]), items: new Map(), size: 0 },
-  };
 }
 
 /**

@@ -79,7 +79,7 @@ export function parseFormat(format: string): ParsedFormat {
       continue;
     }
     const [, letter = "", low = "", high] = match;
-    const alphabet = ALPHABETS[letter];
+    const alphabet = Object.hasOwn(ALPHABETS, letter) ? ALPHABETS[letter] : undefined;
     const min = Number(low);
     const max = high === undefined ? min : Number(high);
     if (alphabet === undefined || max < min) {

@@ -295,7 +295,7 @@ function charClass(pattern: string, at: number): [string, number] {
       if (name.startsWith("^")) {
         throw new SyntaxError(`negated POSIX class [:${name}:] is not supported`);
       }
-      const range = POSIX[name];
+      const range = Object.hasOwn(POSIX, name) ? POSIX[name] : undefined;
       if (end === -1 || range === undefined) {
         throw new SyntaxError(`unknown POSIX class at ${i + 1}`);
       }

@@ -10,8 +10,12 @@
  */
 
 import type { AuditEntry, AuditSink } from "../audit/audit.ts";
+import { boundedEntryJson, DEFAULT_MAX_LINE_BYTES } from "../audit/audit_line.ts";
 
 const PASSED: ReadonlySet<string> = new Set(["ok", "tool_error", "input_required"]);
+
+/** An entry that cannot be serialised whole is still written (its arguments replaced). */
+function ignore(): void {}
 
 /**
  * A sink sending each audit entry to OpenTelemetry logs through Deno's
@@ -41,12 +45,8 @@ export function otelAuditSink(options: {
   const info = options.info ?? warn;
   return {
     write(entry: AuditEntry) {
-      let line: string;
-      try {
-        line = JSON.stringify({ "warden.audit": entry });
-      } catch (error) {
-        line = JSON.stringify({ "warden.audit": { seq: entry.seq, error: String(error) } });
-      }
+      // Bounded and with U+2028/U+2029 escaped, like the stderr and file sinks' lines.
+      const line = `{"warden.audit":${boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, ignore)}}`;
       try {
         (PASSED.has(entry.outcome) ? info : warn)(line);
       } catch {

@@ -334,3 +334,37 @@ Deno.test("compileAccessPolicy() reports configuration errors with their path", 
     assert.throws(() => compileUnchecked(options), error);
   }
 });
+
+Deno.test("decideAccess() decides a resource URI on its canonical, sent, decoded and host-folded forms", () => {
+  const policy = compileAccessPolicy({
+    resources: {
+      deny: ["file:///data/secret*", "notes://internal/*", "x://h/a,b", "FILE:///d%61ta/hidden/*"],
+    },
+  });
+  const allowList = compileAccessPolicy({ resources: { allow: ["orders://ORD-*"] } });
+  const cases: [policy: AccessPolicy, uri: string, allowed: boolean, reason: RegExp][] = [
+    [policy, "file:///data/%73ecret.txt", false, /deny\[0\]/],
+    [policy, "FILE:///data/x/../secret.txt", false, /deny\[0\]/],
+    [policy, "notes://INTERNAL/memo", false, /deny\[1\]/],
+    [policy, "x://h/a%2Cb", false, /deny\[2\]/],
+    [policy, "file:///data/hidden/x", false, /deny\[3\]/],
+    [policy, "file:///data/a%2Fb", false, /no canonical form/],
+    [policy, "file:///data/public/x", true, /no allow list/],
+    [allowList, "orders://ORD-1", true, /allow\[0\]/],
+    [allowList, "orders://%4FRD-1", false, /not in resources.allow/],
+    [allowList, "ORDERS://ORD-1", false, /not in resources.allow/],
+    [allowList, "orders://ord-1", false, /not in resources.allow/],
+  ];
+  for (const [rules, uri, allowed, reason] of cases) {
+    const decision = decideAccess(rules, undefined, "resource", uri);
+    assert.equal(decision.allowed, allowed, uri);
+    assert.match(decision.reason ?? "", reason, uri);
+  }
+  // Tool and prompt names are exact strings: no URI rule applies to them.
+  const tools = compileAccessPolicy({ tools: { deny: ["FILE:///x"] } });
+  assert.ok(decideAccess(tools, undefined, "tool", "file:///x").allowed);
+  assert.throws(
+    () => compileAccessPolicy({ resources: { deny: ["x://h/%2F*"] } }),
+    /glob encodes a path separator.*at resources\.deny\[0\]/,
+  );
+});

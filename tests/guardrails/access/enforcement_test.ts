@@ -203,7 +203,8 @@ Deno.test("a denied name is refused with -32001 whether or not it exists (no exi
     ["tools/call", { name: "cancel_everything" }, 'tool "cancel_everything"'],
     ["resources/read", { uri: "vault://keys" }, 'resource "vault://keys"'],
     ["resources/read", { uri: "vault://nothing-here" }, 'resource "vault://nothing-here"'],
-    ["resources/read", { uri: "ORDERS://ORD-1" }, 'resource "ORDERS://ORD-1"'],
+    // Allowed in canonical form, not as sent: forms decided differently are refused, named canonically.
+    ["resources/read", { uri: "ORDERS://ORD-1" }, 'resource "orders://ORD-1"'],
     ["prompts/get", { name: "internal_notes" }, 'prompt "internal_notes"'],
     ["prompts/get", { name: "internal_nothing" }, 'prompt "internal_nothing"'],
   ];

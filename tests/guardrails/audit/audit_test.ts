@@ -227,9 +227,10 @@ Deno.test("fileAuditSink() writes long and non-ASCII lines whole, in order", asy
   const path = `${dir}/audit.jsonl`;
   const { seen, onError } = errors();
   const sink = fileAuditSink(path, { onError });
-  // Over a megabyte of text whose characters take 1 to 4 bytes, so that the
-  // writer's pieces end between and next to multi-byte characters.
-  const texts = ["a".repeat(1_500_000), "é€😀x".repeat(300_000), "ünïcödé", "😀".repeat(70_000)];
+  // Batches of several megabytes of lines (each under the line bound) whose characters take
+  // 1 to 4 bytes, so that the writer's pieces end between and next to multi-byte characters.
+  const long = ["a".repeat(60_000), "é€😀x".repeat(5_000), "ünïcödé", "😀".repeat(14_000)];
+  const texts = Array.from({ length: 120 }, (_, i) => long[i % long.length] ?? "");
   const written = texts.map((text, index) =>
     nextAuditEntry({ seq: index }, input({ arguments: { text } }), T0).entry
   );

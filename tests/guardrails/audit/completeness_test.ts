@@ -13,6 +13,7 @@ import {
   createGuardrails,
 } from "../../../guardrails.ts";
 import type { AuditTarget } from "../../../src/guardrails/policy/create_guardrails.ts";
+import { verifyAuditLog } from "../../../src/guardrails/audit/verify.ts";
 import { createMemoryPair, MemoryTransport } from "../../../testing.ts";
 import { captureLog, isRecord, request, resultOf } from "../../_helpers/helpers.ts";
 import { callTools, desk, firstText, memorySink, START } from "../../_helpers/guarded_desk.ts";
@@ -211,15 +212,22 @@ Deno.test("a file audit sink holds exactly one JSON line per call after EOF and 
     const text = await Deno.readTextFile(path);
     assert.ok(text.endsWith("\n"));
     const lines = text.split("\n").slice(0, -1);
-    const entries: AuditEntry[] = lines.map((line) => JSON.parse(line));
+    // Call entries only: the chain's genesis and checkpoint lines carry an "event".
+    const entries: AuditEntry[] = lines.map((line) => JSON.parse(line)).filter((line) =>
+      !("event" in line)
+    );
     assertComplete(entries);
+    assert.equal(verifyAuditLog(text).ok, true);
     // Appended, never truncated: a second server adds its own lines after the first's.
     const again = slowDesk(() => ({ file: path }), 2_000);
     await again.server.connect(new MemoryTransport(burstMessages().slice(0, 3)));
     await again.server.close();
-    const after = (await Deno.readTextFile(path)).split("\n").slice(0, -1);
-    assert.equal(after.length, BURST.length + 3);
-    assert.deepEqual(after.slice(0, BURST.length), lines);
+    const afterText = await Deno.readTextFile(path);
+    const after = afterText.split("\n").slice(0, -1);
+    // Its genesis, three calls and its checkpoint.
+    assert.equal(after.length, lines.length + 5);
+    assert.deepEqual(after.slice(0, lines.length), lines);
+    assert.deepEqual(verifyAuditLog(afterText).error, undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -25,9 +25,13 @@ async function ready(server: Server): Promise<Server> {
 
 const CALL = request(7, "tools/call", { name: "echo", arguments: { text: "hi" } });
 
+/** The call entries of an audit file (not the chain's genesis and checkpoint lines). */
 async function linesOf(path: string): Promise<Record<string, unknown>[]> {
   const text = await Deno.readTextFile(path).catch(() => "");
-  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+  const lines: Record<string, unknown>[] = text.split("\n").filter((line) => line !== "").map((
+    line,
+  ) => JSON.parse(line));
+  return lines.filter((line) => !("event" in line));
 }
 
 Deno.test("auditLog() holds the reply until the sink's write promise settles", async () => {

@@ -1,0 +1,183 @@
+/**
+ * An audit entry as one bounded line of JSON. A line never exceeds its byte
+ * bound: what does not fit is cut, the cut is marked (`truncated`, with the
+ * size and SHA-256 digest of the whole entry as it would have been written),
+ * and the line stays valid JSON with the key fields whole. U+2028 and
+ * U+2029, which `JSON.stringify` leaves raw and some JSON-in-JavaScript
+ * readers take for line ends, are escaped.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import type { AuditEntry } from "./audit.ts";
+
+/** The default bound of one audit line, in bytes of UTF-8, line feed excluded. */
+export const DEFAULT_MAX_LINE_BYTES = 65_536;
+/** The smallest bound accepted: room for the key fields, each cut to {@linkcode FIELD_BYTES}. */
+export const MIN_MAX_LINE_BYTES = 16_384;
+/** Bytes kept free in every line for the chain fields (`chain`, `prev`, `hash`). */
+export const CHAIN_RESERVE_BYTES = 256;
+/** The most a short field (name, principal, method, client, request id) keeps once cut. */
+const FIELD_BYTES = 1_024;
+const CUT_MARK = "…";
+
+const SEPARATORS = /[\u2028\u2029]/g;
+
+function escapeSeparator(char: string): string {
+  return char === "\u2028" ? "\\u2028" : "\\u2029";
+}
+
+/** `json` with U+2028 and U+2029 escaped (only inside strings can JSON text hold them). */
+export function escapeSeparators(json: string): string {
+  // One scan in the common case; the replacement allocates only when there is one.
+  return json.search(SEPARATORS) === -1 ? json : json.replace(SEPARATORS, escapeSeparator);
+}
+
+/** The UTF-8 length of `text`, without encoding it (a lone surrogate counts as U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00 && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit < 0xe000;
+}
+
+/** Whether `text` (JSON) fits `max` bytes; exact counting only when it might not. */
+function fits(text: string, max: number): boolean {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8.
+  return text.length * 3 <= max || utf8Length(text) <= max;
+}
+
+/**
+ * The JSON string literal of the longest prefix of `text` (marked `…` when
+ * cut) that fits `max` bytes, never splitting a surrogate pair.
+ */
+export function clipToJson(text: string, max: number): { json: string; cut: boolean } {
+  const whole = escapeSeparators(JSON.stringify(text));
+  if (fits(whole, max)) return { json: whole, cut: false };
+  let keep = Math.min(text.length, max);
+  for (;;) {
+    let end = keep;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last < 0xdc00) end--;
+    const json = escapeSeparators(JSON.stringify(text.slice(0, end) + CUT_MARK));
+    const size = utf8Length(json);
+    if (size <= max || end === 0) return { json, cut: true };
+    // Shrink in proportion, a little more, so few rounds are needed.
+    keep = Math.max(0, Math.floor((keep * max) / size) - 8);
+  }
+}
+
+/** The entry's JSON; arguments that cannot be serialised (a BigInt) are replaced, not the entry lost. */
+function entryJson(entry: AuditEntry, report: (error: unknown) => void): string {
+  try {
+    return JSON.stringify(entry);
+  } catch (error) {
+    report(error);
+    return JSON.stringify({ ...entry, arguments: "[unserializable]" });
+  }
+}
+
+/**
+ * One entry as a line of JSON (no line feed) of at most `maxBytes - CHAIN_RESERVE_BYTES`
+ * bytes, so that the chain fields still fit within `maxBytes`.
+ *
+ * @param entry The entry, already masked.
+ * @param maxBytes The line bound, at least {@linkcode MIN_MAX_LINE_BYTES}.
+ * @param report Where a serialisation failure goes.
+ */
+export function boundedEntryJson(
+  entry: AuditEntry,
+  maxBytes: number,
+  report: (error: unknown) => void,
+): string {
+  const json = escapeSeparators(entryJson(entry, report));
+  const budget = maxBytes - CHAIN_RESERVE_BYTES;
+  return fits(json, budget) ? json : cutEntry(entry, json, budget);
+}
+
+/** The short fields of an entry, in line order: cut only if the arguments alone cannot make room. */
+const SHORT_FIELDS = ["principal", "client", "method", "name", "request_id"] as const;
+
+/** The entry cut to `budget` bytes: the arguments first, then overlong short fields. */
+function cutEntry(entry: AuditEntry, whole: string, budget: number): string {
+  const marker = {
+    bytes: utf8Length(whole),
+    sha256: createHash("sha256").update(whole, "utf8").digest("hex"),
+    fields: ["arguments"],
+  };
+  const args = argumentsJson(entry.arguments);
+  const shell: Record<string, unknown> = { ...entry, arguments: "", truncated: marker };
+  let skeleton = escapeSeparators(JSON.stringify(shell));
+  if (!fits(skeleton, budget)) {
+    for (const field of SHORT_FIELDS) {
+      if (cutShortField(shell, field)) marker.fields.push(field);
+    }
+    skeleton = escapeSeparators(JSON.stringify(shell));
+  }
+  // The arguments become a string: the start of their JSON text, as much as fits.
+  const room = budget - utf8Length(skeleton) + 2;
+  const { json } = clipToJson(args, Math.max(room, 2));
+  const at = skeleton.indexOf(',"arguments":""') + ',"arguments":'.length;
+  return `${skeleton.slice(0, at)}${json}${skeleton.slice(at + 2)}`;
+}
+
+/** Cuts one short field of `shell` to {@linkcode FIELD_BYTES}; whether anything was cut. */
+function cutShortField(
+  shell: Record<string, unknown>,
+  field: typeof SHORT_FIELDS[number],
+): boolean {
+  const value = shell[field];
+  if (field === "client" && value !== null && typeof value === "object") {
+    const name = cutString("name" in value ? value.name : null);
+    const version = cutString("version" in value ? value.version : null);
+    shell.client = { name: name.value, version: version.value };
+    return name.cut || version.cut;
+  }
+  const cut = cutString(value);
+  shell[field] = cut.value;
+  return cut.cut;
+}
+
+/** The arguments' JSON text, the text the cut keeps the start of. */
+function argumentsJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "[unserializable]"; // already reported when the whole entry was serialised
+  }
+}
+
+function cutString(value: unknown): { value: unknown; cut: boolean } {
+  if (typeof value !== "string") return { value, cut: false };
+  const { json, cut } = clipToJson(value, FIELD_BYTES);
+  if (!cut) return { value, cut };
+  const parsed: unknown = JSON.parse(json);
+  return { value: parsed, cut };
+}
+
+/**
+ * Checks a configured line bound.
+ *
+ * @throws {RangeError} `value` is not an integer of at least {@linkcode MIN_MAX_LINE_BYTES}.
+ */
+export function checkMaxLineBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_LINE_BYTES;
+  if (!Number.isSafeInteger(value) || value < MIN_MAX_LINE_BYTES) {
+    throw new RangeError(
+      `Invalid audit maxLineBytes: expected an integer of at least ${MIN_MAX_LINE_BYTES}, got ${value}`,
+    );
+  }
+  return value;
+}
