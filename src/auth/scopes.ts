@@ -2,11 +2,14 @@
  * Which scopes an item needs: globs over tool and prompt names and resource
  * URIs, each naming the scopes a caller's token must carry, compiled once.
  * Every matching rule adds its scopes, so a broad rule cannot be widened by
- * a narrower one.
+ * a narrower one. Resource globs and URIs are compared in canonical form
+ * (as the access policy compares them), and a URI needs the scopes of every
+ * spelling it has: as sent, canonical, decoded and host-folded.
  *
  * @module
  */
 
+import { canonicalUri, decodedUri, foldedHost } from "../core/canonical_uri.ts";
 import { assertGlobPattern, compileGlob } from "../guardrails/access/glob.ts";
 
 /** The kinds of item a scope rule names. */
@@ -67,7 +70,11 @@ export function compileScopes(rules: ScopeRules | undefined): CompiledScopes {
           throw new TypeError(`${PREFIX}: ${path} must be a non-empty list of scopes`);
         }
         scopes.forEach((scope, index) => checkScope(scope, `${path}[${index}]`));
-        list.push({ matches: compileGlob(pattern), scopes: Object.freeze([...scopes]) });
+        const canonical = kind === "resource" ? canonicalUri(pattern) : pattern;
+        if (typeof canonical !== "string") {
+          throw new RangeError(`${PREFIX}: glob ${canonical.refused} at ${path}`);
+        }
+        list.push({ matches: compileGlob(canonical), scopes: Object.freeze([...scopes]) });
       }
     }
     compiled.set(kind, list);
@@ -84,11 +91,25 @@ export function scopesNeeded(
   const rules = compiled.get(kind);
   if (rules === undefined || rules.length === 0 || typeof name !== "string") return [];
   const needed: string[] = [];
-  for (const rule of rules) {
-    if (!rule.matches(name)) continue;
-    for (const scope of rule.scopes) if (!needed.includes(scope)) needed.push(scope);
+  for (const spelling of kind === "resource" ? spellings(name) : [name]) {
+    for (const rule of rules) {
+      if (!rule.matches(spelling)) continue;
+      for (const scope of rule.scopes) if (!needed.includes(scope)) needed.push(scope);
+    }
   }
   return needed;
+}
+
+/**
+ * Every spelling of a URI a rule may have been written for: as sent, and
+ * (when it has one) its canonical, decoded and host-folded forms. A URI with
+ * no canonical form is refused by the request core whatever the scopes.
+ */
+function spellings(uri: string): readonly string[] {
+  const canonical = canonicalUri(uri);
+  if (typeof canonical !== "string") return [uri];
+  const all = new Set([uri, canonical, decodedUri(canonical), foldedHost(canonical)]);
+  return [...all];
 }
 
 /** The scopes of `needed` that `granted` lacks. */

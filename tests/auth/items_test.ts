@@ -73,3 +73,24 @@ Deno.test("every matching scope rule adds its scopes, in order, once", () => {
   assert.throws(() => compileScopes({ tools: { "x": ["a b"] } }), TypeError);
   assert.throws(() => compileScopes({ tools: { "x": [] } }), TypeError);
 });
+
+Deno.test("a resource needs the scopes of every spelling: escapes, dot segments and host case cannot dodge a rule", () => {
+  const compiled = compileScopes({
+    resources: { "notes://private/*": ["notes:read"], "https://docs.example.com/*": ["docs"] },
+  });
+  for (
+    const uri of [
+      "notes://private/1",
+      "notes://private/%31",
+      "notes://private/x/../1",
+      "NOTES://private/1",
+      "notes://%70rivate/1",
+    ]
+  ) {
+    assert.deepEqual(scopesNeeded(compiled, "resource", uri), ["notes:read"], uri);
+  }
+  assert.deepEqual(scopesNeeded(compiled, "resource", "https://DOCS.example.com/a"), ["docs"]);
+  assert.deepEqual(scopesNeeded(compiled, "resource", "notes://public/1"), []);
+  // A rule that cannot be put in canonical form is refused at start-up.
+  assert.throws(() => compileScopes({ resources: { "notes://%00/*": ["x"] } }), RangeError);
+});
