@@ -47,15 +47,11 @@ import type { HttpOptions } from "./options.ts";
  * ```
  */
 export function oauthResourceServer(options: {
-  /**
-   * The authorization server's issuer identifier; its keys are found
-   * through its RFC 8414 or OpenID Connect metadata.
-   */
+  /** The authorization server's issuer; its keys come from its RFC 8414 or OpenID metadata. */
   issuer: string;
   /**
-   * This server's canonical resource URI (RFC 8707), e.g.
-   * `https://desk.example.com/mcp`: the audience every token must name, and
-   * the `resource` of the metadata.
+   * This server's canonical resource URI (RFC 8707), e.g. `https://desk.example.com/mcp`:
+   * the audience every token must name, and the metadata's `resource`.
    */
   audience: string;
   /** The authorization servers the metadata lists. @default {[issuer]} */
@@ -105,9 +101,8 @@ export function oauthResourceServer(options: {
    */
   introspection?: { endpoint?: string; clientId: string; clientSecret: string };
   /**
-   * Replaces the JWT and introspection checks: return the token's claims
-   * when it is valid for this server (the audience check is yours), else
-   * null. A throw fails closed with 503.
+   * Replaces the JWT and introspection checks: the token's claims when it is valid for this
+   * server (the audience check is yours), else null. A throw fails closed with 503.
    */
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
   /**
