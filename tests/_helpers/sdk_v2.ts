@@ -24,11 +24,13 @@ export {
   ClientCredentialsProvider,
   type McpSubscription,
   MissingRequiredClientCapabilityError,
+  type OAuthClientProvider,
   ProtocolError,
   ResourceNotFoundError,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from "npm:@modelcontextprotocol/client@2.4.0";
 export { Client, type ClientOptions, type ElicitRequest, type ElicitResult, StdioClientTransport };
 

@@ -17,8 +17,10 @@ import {
   Client,
   ClientCredentialsProvider,
   type ClientOptions,
+  type OAuthClientProvider,
   PINNED,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from "../_helpers/sdk_v2.ts";
 
 function tools() {
@@ -107,3 +109,85 @@ async function oauthRoundTrip(options: ClientOptions): Promise<void> {
     await as.stop();
   }
 }
+
+/** An interactive client's provider, its "browser" being the test: it records where to go. */
+class CodeFlowProvider implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  #verifier = "";
+  #tokens: Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
+  constructor(readonly issuer: string) {}
+  get redirectUrl(): string {
+    return "http://127.0.0.1:9/callback";
+  }
+  get clientMetadata() {
+    return {
+      client_name: "desk-app",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  clientInformation() {
+    return { client_id: "desk-app", issuer: this.issuer };
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: Awaited<ReturnType<OAuthClientProvider["tokens"]>>): void {
+    this.#tokens = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.#verifier;
+  }
+}
+
+Deno.test("the SDK v2 client's authorization-code flow (PKCE, RFC 8707 resource) against a real authorization server and Warden", async () => {
+  const as = await startMockAuthorizationServer();
+  const port = freePort();
+  const audience = `http://127.0.0.1:${port}/mcp`;
+  const server = createServer({
+    name: "oauth-desk",
+    version: "1.0.0",
+    tools: tools(),
+    http: {
+      auth: oauthResourceServer({ issuer: as.issuer, audience, scopesSupported: ["orders:read"] }),
+    },
+  });
+  const listener = await serveHttp(server, { port, handleSignals: false, log: () => {} });
+  const provider = new CodeFlowProvider(as.issuer);
+  const url = new URL(listener.url);
+  const client = new Client({ name: "oauth-app", version: "1.0.0" });
+  try {
+    // The first attempt ends at the authorization server's door: Warden's 401 pointed there.
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await assert.rejects(client.connect(first), UnauthorizedError);
+    const authorize = provider.authorizationUrl;
+    assert.ok(authorize !== undefined, "the client was sent to the authorization endpoint");
+    assert.equal(authorize.searchParams.get("resource"), audience);
+    assert.equal(authorize.searchParams.get("code_challenge_method"), "S256");
+    // The "user" approves: the authorization server redirects back with a code.
+    const approval = await fetch(authorize, { redirect: "manual" });
+    await approval.body?.cancel();
+    const callback = new URL(approval.headers.get("location") ?? "");
+    await first.finishAuth(callback.searchParams);
+    const token = as.tokenRequests.at(-1);
+    assert.equal(token?.grant_type, "authorization_code");
+    assert.equal(token?.resource, audience);
+    assert.ok((token?.code_verifier ?? "").length >= 43, "PKCE verifier sent");
+    const second = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await within(client.connect(second), 20_000, "the authorized client to connect");
+    const me = await client.callTool({ name: "whoami", arguments: {} });
+    assert.deepEqual(me.content, [{ type: "text", text: "desk-app" }]);
+  } finally {
+    await client.close().catch(() => {});
+    await listener.shutdown();
+    await as.stop();
+  }
+});
