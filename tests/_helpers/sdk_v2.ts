@@ -22,6 +22,7 @@ import { ROOT } from "./subprocess.ts";
 
 export {
   ClientCredentialsProvider,
+  DpopSession,
   type McpSubscription,
   MissingRequiredClientCapabilityError,
   type OAuthClientProvider,
@@ -31,6 +32,7 @@ export {
   SdkErrorCode,
   StreamableHTTPClientTransport,
   UnauthorizedError,
+  withDpop,
 } from "npm:@modelcontextprotocol/client@2.4.0";
 export { Client, type ClientOptions, type ElicitRequest, type ElicitResult, StdioClientTransport };
 

@@ -17,11 +17,14 @@ import {
   Client,
   ClientCredentialsProvider,
   type ClientOptions,
+  DpopSession,
   type OAuthClientProvider,
   PINNED,
   StreamableHTTPClientTransport,
   UnauthorizedError,
+  withDpop,
 } from "../_helpers/sdk_v2.ts";
+import { startAuthServer } from "../_helpers/auth_server.ts";
 
 function tools() {
   return [
@@ -189,5 +192,41 @@ Deno.test("the SDK v2 client's authorization-code flow (PKCE, RFC 8707 resource)
     await client.close().catch(() => {});
     await listener.shutdown();
     await as.stop();
+  }
+});
+
+Deno.test("the SDK v2 client's DPoP (proofs per request, the nonce retry) against Warden, in both eras", async () => {
+  const as = await startAuthServer();
+  const port = freePort();
+  const audience = `http://127.0.0.1:${port}/mcp`;
+  const server = createServer({
+    name: "dpop-desk",
+    version: "1.0.0",
+    tools: tools(),
+    http: {
+      auth: oauthResourceServer({
+        issuer: as.issuer,
+        audience,
+        dpop: { required: true, nonce: true },
+      }),
+    },
+  });
+  const listener = await serveHttp(server, { port, handleSignals: false, log: () => {} });
+  try {
+    for (const options of [{}, PINNED]) {
+      const session = await DpopSession.create();
+      const token = await as.mint({ sub: "dana", aud: audience, cnf: { jkt: session.thumbprint } });
+      const client = new Client({ name: "dpop-client", version: "1.0.0" }, options);
+      const transport = new StreamableHTTPClientTransport(new URL(listener.url), {
+        fetch: withDpop(session, () => token)(fetch),
+      });
+      await within(client.connect(transport), 20_000, "the DPoP client to connect");
+      const me = await client.callTool({ name: "whoami", arguments: {} });
+      assert.deepEqual(me.content, [{ type: "text", text: "dana" }]);
+      await client.close();
+    }
+  } finally {
+    await listener.shutdown();
+    await as.close();
   }
 });
