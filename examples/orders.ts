@@ -11,6 +11,7 @@
 import {
   createServer,
   defineTool,
+  type HttpOptions,
   MissingCapabilityError,
   type RequestContext,
   serveHttp,
@@ -92,6 +93,8 @@ export interface OrderDeskOptions {
   guardrails?: readonly Guardrail[];
   /** The principal the guardrails decide about. */
   principal?: string;
+  /** The HTTP endpoint's options (OAuth from `--auth-issuer`/`--auth-audience` among them). */
+  http?: HttpOptions;
 }
 
 /**
@@ -270,7 +273,8 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
 if (import.meta.main) {
   const setup = await serverSetup({ name: "order-desk", version: "0.1.0" });
   const { http, ...options } = setup;
-  const server = createOrderDesk(options);
+  // The endpoint's options go to the server too: --auth-issuer's OAuth lives there.
+  const server = createOrderDesk(http === undefined ? options : { ...options, http });
   const summary =
     `tools: get_order, add, cancel_order, report, export_orders; ${setup.guardrails.length} guardrails`;
   if (http === undefined) {

@@ -92,6 +92,13 @@ export interface RequestCoreOptions {
   readonly pageSize: number | undefined;
   /** Diagnostics. */
   readonly log: (message: string) => void;
+  /**
+   * Whether a caller granted `scopes` (by an OAuth access token) may see an
+   * item; absent when the server checks no scopes.
+   */
+  readonly scopeVisible?:
+    | ((kind: CallKind, name: string, scopes: readonly string[]) => boolean)
+    | undefined;
 }
 
 /** The request core of one server. */
@@ -103,8 +110,10 @@ export class RequestCore {
   readonly #pipeline: Pipeline;
   readonly #pageSize: number | undefined;
   readonly #log: (message: string) => void;
+  readonly #scopeVisible: RequestCoreOptions["scopeVisible"];
 
   constructor(options: RequestCoreOptions) {
+    this.#scopeVisible = options.scopeVisible;
     this.registry = options.registry;
     this.guardrails = options.guardrails;
     this.#pipeline = options.pipeline;
@@ -124,6 +133,7 @@ export class RequestCore {
 
   /** Whether what a list shows can differ from one caller to the next. */
   get listsVaryByCaller(): boolean {
+    if (this.#scopeVisible !== undefined) return true;
     return this.guardrails.some((guardrail) => guardrail.visible !== undefined);
   }
 
@@ -138,6 +148,7 @@ export class RequestCore {
     params: JsonRpcParams,
     principal: string | undefined,
     byName: boolean,
+    scopes?: readonly string[],
   ): { result: Record<string, unknown>; caches: (ItemCache | undefined)[] } {
     const { registry } = this;
     type Listed = { listing: Record<string, unknown>; definition: { cache?: ItemCache } };
@@ -150,7 +161,10 @@ export class RequestCore {
       : ["resource", registry.templates.entries()];
     const shown: [string, Listed][] = [];
     for (const [name, item] of items) {
-      if (this.visible(kind, name, principal)) shown.push([name, item]);
+      if (!this.visible(kind, name, principal)) continue;
+      // Scopes come with an access token (HTTP); a caller without one is not scope-checked here.
+      if (scopes !== undefined && this.#scopeVisible?.(kind, name, scopes) === false) continue;
+      shown.push([name, item]);
     }
     if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const { page, nextCursor } = paginate(list, shown, params.cursor, this.#pageSize);

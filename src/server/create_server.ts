@@ -72,7 +72,15 @@ export function createServer<
   );
   const registry = createRegistry((list) => changes.listChanged(list));
   const pipeline = composePipeline(guardrails);
-  const core = new RequestCore({ registry, guardrails, pipeline, pageSize: options.pageSize, log });
+  const scopeVisible = options.http?.auth?.visible;
+  const core = new RequestCore({
+    registry,
+    guardrails,
+    pipeline,
+    pageSize: options.pageSize,
+    log,
+    scopeVisible,
+  });
   const now = options.now ?? Date.now;
   const tasks = createTaskRunner(options, services, subscriptions, now, log);
   const dispatcher = createDispatcher({

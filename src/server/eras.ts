@@ -124,7 +124,7 @@ function modernTable(deps: EraDeps): ReturnType<typeof modernMethods> {
     subscriptions: deps.subscriptions,
     listTtlMs: resolved.listTtlMs,
     readTtlMs: resolved.readTtlMs,
-    callerScoped: options.http?.authenticate !== undefined,
+    callerScoped: options.http?.authenticate !== undefined || options.http?.auth !== undefined,
     maxInputRounds: resolved.maxInputRounds,
     requestStateTtlMs: resolved.requestStateTtlMs,
     now: deps.now,

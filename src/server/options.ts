@@ -101,6 +101,9 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       } (options.principal and the guardrails' policy)`,
     );
   }
+  if (options.http?.auth !== undefined && options.http.authenticate !== undefined) {
+    throw new TypeError("Cannot create server: give http.auth or http.authenticate, not both");
+  }
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;

@@ -7,6 +7,7 @@
  */
 
 import type { GuardrailsConfig, GuardrailsDeps } from "../guardrails/policy/create_guardrails.ts";
+import type { AuthPolicy } from "./auth_policy.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { HttpOptions } from "../http/options.ts";
 import { exitProcess, hostArgs } from "../runtime/host.ts";
@@ -36,7 +37,16 @@ export interface ServerFlags {
   http?: string;
   /** `--store URL`: shared state (`memory`, `redis://HOST:PORT/DB`, `kv:PATH`; overrides the policy's). */
   store?: string;
+  /** `--auth-issuer URL`: the OAuth authorization server (overrides the policy's `auth.issuer`). */
+  authIssuer?: string;
+  /** `--auth-audience URL`: this server's canonical resource URI (overrides `auth.audience`). */
+  authAudience?: string;
+  /** `--auth-scopes "A B"`: scopes every request needs (overrides `auth.requiredScopes`). */
+  authScopes?: string;
 }
+
+/** A policy file's guardrails, with its `auth` section apart. */
+type PolicyConfig = { config: GuardrailsConfig; auth: AuthPolicy | undefined };
 
 /** What the command line asks for. */
 export type FlagsResult =
@@ -67,7 +77,7 @@ export interface ServerIdentity {
 /** The usage text. */
 export function usage(identity: ServerIdentity): string {
   return [
-    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--audit-key-file FILE] [--http [HOST:]PORT] [--store URL]`,
+    `Usage: ${identity.name} [--policy FILE.jsonc] [--audit FILE|-] [--principal NAME] [--audit-durable] [--audit-key-file FILE] [--http [HOST:]PORT] [--store URL] [--auth-issuer URL --auth-audience URL [--auth-scopes SCOPES]]`,
     "",
     "An MCP server on stdio (built with Warden).",
     "",
@@ -80,6 +90,9 @@ export function usage(identity: ServerIdentity): string {
     "  --http [HOST:]PORT  serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1) instead of stdio",
     "  --store URL       state shared by instances: redis://HOST:PORT/DB, kv:PATH (kv: for the",
     "                    default Deno KV database, needs --unstable-kv) or memory (the default)",
+    "  --auth-issuer URL    OAuth: the authorization server whose access tokens are accepted",
+    "  --auth-audience URL  OAuth: this server's resource URI, the audience tokens must name",
+    "  --auth-scopes LIST   OAuth: scopes every request needs (space- or comma-separated)",
     "  --help            show this text",
     "  --version         show the version",
   ].join("\n");
@@ -119,6 +132,9 @@ export async function parseServerFlags(
         principal: { type: "string" },
         http: { type: "string" },
         store: { type: "string" },
+        "auth-issuer": { type: "string" },
+        "auth-audience": { type: "string" },
+        "auth-scopes": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -149,6 +165,14 @@ export async function parseServerFlags(
     }
     flags.auditKeyFile = keyFile;
   }
+  for (const [flag, key] of AUTH_FLAGS) {
+    const value = values[flag];
+    if (typeof value !== "string") continue;
+    if (value.length === 0) {
+      return { action: "error", message: `--${flag} needs a value`, usage: usage(identity) };
+    }
+    flags[key] = value;
+  }
   if (flags.http !== undefined && parseListenAddress(flags.http) === undefined) {
     return {
       action: "error",
@@ -166,6 +190,13 @@ export async function parseServerFlags(
   }
   return { action: "run", flags };
 }
+
+/** The OAuth flags and the fields they set. */
+const AUTH_FLAGS = [
+  ["auth-issuer", "authIssuer"],
+  ["auth-audience", "authAudience"],
+  ["auth-scopes", "authScopes"],
+] as const;
 
 /** `PORT`, `HOST:PORT` or `[IPV6]:PORT` as a hostname and port; undefined when malformed. */
 export function parseListenAddress(value: string): { hostname: string; port: number } | undefined {
@@ -242,9 +273,9 @@ export async function setupFromFlags(
   deps: GuardrailsDeps = {},
 ): Promise<ServerSetup> {
   // The guardrails and the policy parser load only when a flag asks for them (cold start).
-  const config: GuardrailsConfig = flags.policy === undefined
-    ? {}
-    : await (await import("./policy_file.ts")).loadPolicyFile(flags.policy);
+  const { config, auth: authPolicy }: PolicyConfig = flags.policy === undefined
+    ? { config: {}, auth: undefined }
+    : await (await import("./policy_file.ts")).readPolicyFile(flags.policy);
   if (flags.audit !== undefined) {
     config.audit = flags.audit === "-" ? "stderr" : { file: flags.audit };
   }
@@ -287,7 +318,13 @@ export async function setupFromFlags(
   if (shared !== undefined) setup.store = shared;
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
-  if (http !== undefined) setup.http = http;
+  const needsAuth = authPolicy !== undefined || flags.authIssuer !== undefined ||
+    flags.authAudience !== undefined;
+  // The OAuth code (and jose) loads only when a flag or the policy asks for it.
+  const auth = needsAuth
+    ? await (await import("./auth_policy.ts")).authFromSetup(authPolicy, flags, shared)
+    : undefined;
+  if (http !== undefined) setup.http = auth === undefined ? http : { ...http, auth };
   return setup;
 }
 

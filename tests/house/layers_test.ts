@@ -32,6 +32,7 @@ export const LAYERS: readonly string[] = [
   "src/guardrails/audit",
   "src/guardrails/telemetry",
   "src/guardrails/policy", // all guardrails from one configuration
+  "src/auth", // OAuth 2.1 resource server: metadata, challenges, token checks
   "src/http", // the Streamable HTTP endpoint
   "src/server", // createServer, serveStdio, serveHttp
   "src/setup", // flags and policy files

@@ -145,7 +145,7 @@ function listTools(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("tools", params, session.principal, false).result;
+  return deps.core.list("tools", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `resources/list`. */
@@ -154,7 +154,7 @@ function listResources(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resources", params, session.principal, false).result;
+  return deps.core.list("resources", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `prompts/list`. */
@@ -163,7 +163,7 @@ function listPrompts(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("prompts", params, session.principal, false).result;
+  return deps.core.list("prompts", params, session.principal, false, session.auth?.scopes).result;
 }
 
 /** `resources/templates/list`. */
@@ -172,7 +172,8 @@ function listResourceTemplates(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resourceTemplates", params, session.principal, false).result;
+  return deps.core.list("resourceTemplates", params, session.principal, false, session.auth?.scopes)
+    .result;
 }
 
 /** A legacy session's wire answer for an outcome: the result, or its error as decided. */
@@ -204,6 +205,8 @@ function factsOf(
     context._meta,
     "legacy",
     deps.services.callMask,
+    false,
+    context.auth,
   );
 }
 

@@ -68,7 +68,13 @@ function listed(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  const { result, caches } = deps.core.list(list, params, request.session.principal, true);
+  const { result, caches } = deps.core.list(
+    list,
+    params,
+    request.session.principal,
+    true,
+    request.session.auth?.scopes,
+  );
   return modernResult(
     deps.serverInfo,
     result,

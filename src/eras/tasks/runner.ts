@@ -155,6 +155,7 @@ export class TaskRunner {
         if (method === "notifications/progress") this.#progress(run, params);
       },
       ledger,
+      parent.auth,
     );
   }
 
