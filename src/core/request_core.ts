@@ -21,7 +21,7 @@ import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
-import { runTool } from "./tools.ts";
+import { type RegisteredTool, runTool } from "./tools.ts";
 
 /** A handler context that can also serve a resource read of the same request. */
 export interface ServingContext extends RequestContext {
@@ -99,6 +99,21 @@ export class RequestCore {
   readonly registry: Registry;
   /** The guardrails, in pipeline order. */
   readonly guardrails: readonly Guardrail[];
+  /**
+   * The extensions the server offers now, by identifier, with their
+   * settings: declared in `capabilities.extensions` in both eras. The
+   * extension rooms above fill it while they are in use (skills, apps).
+   */
+  readonly extensions: Map<string, Record<string, unknown>> = new Map();
+  /**
+   * Which tools a client may see and call, by the capabilities it declared;
+   * undefined lets every client see every tool. The apps extension sets it
+   * while app-only tools are registered: a client that cannot host an app
+   * has no use for them, and would hand them to its model.
+   */
+  toolGate:
+    | ((tool: RegisteredTool, capabilities: Readonly<Record<string, unknown>>) => boolean)
+    | undefined;
   readonly #pipeline: Pipeline;
   readonly #pageSize: number | undefined;
   readonly #log: (message: string) => void;
@@ -123,7 +138,19 @@ export class RequestCore {
 
   /** Whether what a list shows can differ from one caller to the next. */
   get listsVaryByCaller(): boolean {
-    return this.guardrails.some((guardrail) => guardrail.visible !== undefined);
+    return this.toolGate !== undefined ||
+      this.guardrails.some((guardrail) => guardrail.visible !== undefined);
+  }
+
+  /** The tool `name`, if a client with `capabilities` may use it. */
+  usableTool(
+    name: string,
+    capabilities: Readonly<Record<string, unknown>>,
+  ): RegisteredTool | undefined {
+    const tool = this.registry.tools.get(name);
+    if (tool === undefined) return undefined;
+    const gate = this.toolGate;
+    return gate === undefined || gate(tool, capabilities) ? tool : undefined;
   }
 
   /**
@@ -137,6 +164,7 @@ export class RequestCore {
     params: JsonRpcParams,
     principal: string | undefined,
     byName: boolean,
+    capabilities: Readonly<Record<string, unknown>> = {},
   ): { result: Record<string, unknown>; caches: (ItemCache | undefined)[] } {
     const { registry } = this;
     type Listed = { listing: Record<string, unknown>; definition: { cache?: ItemCache } };
@@ -147,8 +175,10 @@ export class RequestCore {
       : list === "resources"
       ? ["resource", registry.resources.entries()]
       : ["resource", registry.templates.entries()];
+    const gate = list === "tools" ? this.toolGate : undefined;
     const shown: [string, Listed][] = [];
     for (const [name, item] of items) {
+      if (gate !== undefined && !gate(item as RegisteredTool, capabilities)) continue;
       if (this.visible(kind, name, principal)) shown.push([name, item]);
     }
     if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -160,7 +190,7 @@ export class RequestCore {
     };
   }
 
-  /** The capabilities to advertise: only what is registered, plus logging. */
+  /** The capabilities to advertise: only what is registered, plus logging and the extensions in use. */
   capabilities(): Record<string, unknown> {
     const { tools, resources, templates, prompts } = this.registry;
     const caps: Record<string, unknown> = { logging: {} };
@@ -174,6 +204,7 @@ export class RequestCore {
         (p.definition.arguments ?? []).some((a) => a.complete !== undefined)
       ) || [...templates.values()].some((t) => t.definition.complete !== undefined);
     if (hasCompleter) caps.completions = {};
+    if (this.extensions.size > 0) caps.extensions = Object.fromEntries(this.extensions);
     return caps;
   }
 
@@ -207,7 +238,7 @@ export class RequestCore {
   /** The last step of a tools/call: find the tool (after the guardrails) and run it. */
   callTool(context: RequestContext): CallNext {
     return (call) => {
-      const tool = this.registry.tools.get(call.name);
+      const tool = this.usableTool(call.name, context.client.capabilities);
       if (tool === undefined) return Promise.resolve(notFound("tool", call.name));
       return runTool(tool, call.arguments, context, this.#log);
     };

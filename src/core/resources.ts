@@ -65,7 +65,10 @@ export interface ResourceDefinition {
   size?: number;
   /** Hints for the client. */
   annotations?: ContentAnnotations;
-  /** Extension metadata. */
+  /**
+   * Extension metadata, published in resources/list and on the contents a
+   * read returns (where MCP Apps hosts look for a view's `_meta.ui`).
+   */
   _meta?: Record<string, unknown>;
   /** Produces the contents: a string, a `Uint8Array`, or a JSON value. */
   read(context: ResourceContext): unknown;
@@ -140,10 +143,9 @@ export async function readResource(
   const { definition } = resource;
   try {
     const value = await definition.read(context);
-    return {
-      status: "ok",
-      result: { contents: [toContents(context.uri, definition.mimeType, value)] },
-    };
+    const contents = toContents(context.uri, definition.mimeType, value);
+    if (definition._meta !== undefined) contents._meta = definition._meta;
+    return { status: "ok", result: { contents: [contents] } };
   } catch (error) {
     return thrownOutcome(error, context.signal, `reading resource '${definition.uri}'`, log);
   }

@@ -13,6 +13,7 @@ import { createRegistry, type ItemType, type Registry } from "../core/registry.t
 import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { type RegisterSkill, SkillCatalog } from "../extensions/skills/catalog.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
@@ -20,6 +21,7 @@ import { createDispatcher, createTaskRunner } from "./eras.ts";
 import { LiveSessions } from "./live_sessions.ts";
 import { maskedLog, serverMasker } from "./masker.ts";
 import { resolveOptions } from "./options.ts";
+import { registerApp } from "../extensions/apps/register.ts";
 import { RootsListeners } from "./roots_listeners.ts";
 import { shutDown, type ShutdownParts } from "./shutdown.ts";
 import type { Server, ServerOptions } from "./types.ts";
@@ -75,7 +77,9 @@ export function createServer<
   const core = new RequestCore({ registry, guardrails, pipeline, pageSize: options.pageSize, log });
   const now = options.now ?? Date.now;
   const tasks = createTaskRunner(options, services, subscriptions, now, log);
+  const skills = new SkillCatalog(core, options.pageSize);
   const dispatcher = createDispatcher({
+    skills,
     core,
     options,
     resolved,
@@ -101,7 +105,17 @@ export function createServer<
   registerItems(registry, options);
   const store = options.store;
   const shutdown = { tasks, subscriptions, embedded, live, changes, guardrails, store, log };
-  return serverOf({ registry, changes, roots, dispatcher, embedded, connections, shutdown });
+  return serverOf({
+    registry,
+    core,
+    skills,
+    changes,
+    roots,
+    dispatcher,
+    embedded,
+    connections,
+    shutdown,
+  });
 }
 
 /** Registers the items the options list, in order: tools, resources, templates, prompts. */
@@ -127,9 +141,23 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
     : registry.prompts;
 }
 
+/**
+ * `registerSkill()`, loaded on first use: skills parse YAML frontmatter with
+ * an npm package, and a server that publishes none must not have it in its
+ * module graph (tests/house/plain_server_test.ts). The specifier is built
+ * at run time so that the graph does not follow it.
+ */
+async function skillRegistrar(): Promise<RegisterSkill> {
+  const where = new URL("../extensions/skills/register.ts", import.meta.url).href;
+  const module: { registerSkill: RegisterSkill } = await import(where);
+  return module.registerSkill;
+}
+
 /** The parts a server's methods use. */
 interface ServerParts {
   readonly registry: Registry;
+  readonly core: RequestCore;
+  readonly skills: SkillCatalog;
   readonly changes: ChangeFeed;
   readonly roots: RootsListeners;
   readonly dispatcher: Dispatcher<McpSession>;
@@ -143,7 +171,7 @@ interface ServerParts {
  * so that they work detached (`Deno.serve(server.fetch)`).
  */
 function serverOf(parts: ServerParts): Server {
-  const { registry, changes, roots, dispatcher, embedded, connections } = parts;
+  const { registry, core, skills, changes, roots, dispatcher, embedded, connections } = parts;
   return {
     shutdownGraceMs: connections.shutdownGraceMs,
     // Method parameters are bivariant, so a typed definition is a plain one.
@@ -151,6 +179,8 @@ function serverOf(parts: ServerParts): Server {
     resource: (definition) => registry.resources.add(definition),
     resourceTemplate: (definition) => registry.templates.add(definition),
     prompt: (definition) => registry.prompts.add(definition as never),
+    skill: async (source) => (await skillRegistrar())(skills, source),
+    app: (definition) => registerApp(core, definition),
     remove: (type, key) => tableOf(registry, type).remove(key),
     notifyResourceUpdated: (uri) => changes.resourceUpdated(uri),
     onRootsListChanged: (listener) => roots.add(listener),

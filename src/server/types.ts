@@ -18,7 +18,7 @@ import type { CacheOptions } from "../eras/modern/caching.ts";
 import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";
-import type { ResourceDefinition } from "../core/resources.ts";
+import type { ResourceContext, ResourceDefinition } from "../core/resources.ts";
 import type { ResourceTemplateDefinition } from "../core/templates.ts";
 import type { ToolDefinition } from "../core/tools.ts";
 
@@ -290,6 +290,88 @@ export interface Server {
   prompt<const A extends readonly PromptArgument[] = readonly []>(
     definition: PromptDefinition<A>,
   ): ItemHandle<PromptDefinition>;
+  /**
+   * Publishes an Agent Skill (the skills extension, SEP-2640): from a
+   * directory on disk or from files in memory, read once now. Each file is
+   * served as a resource, `skill://<path>/<file>`, with its SHA-256 digest
+   * and size in the `skills/list` and `skills/get` entries; the access
+   * policy, the audit and the redactor treat them as any resource. The
+   * extension is declared while a skill is registered. Call it again after
+   * `remove()` to publish a changed skill. See docs/skills.md.
+   *
+   * @throws {TypeError} No SKILL.md, frontmatter without a valid `name` and
+   *   `description`, a path whose last segment is not the name, a file name
+   *   that is not a plain URI segment, a symbolic link out of the directory.
+   * @throws {RangeError} More than 512 files or 16 MiB.
+   */
+  skill(
+    source:
+      & {
+        /** The skill path (default: the frontmatter `name`, which must be its last segment). */
+        readonly path?: string;
+      }
+      & (
+        | {
+          /** The skill's directory: SKILL.md and its supporting files (dotfiles left out). */
+          readonly directory: string | URL;
+        }
+        | {
+          /** The skill's files by `/`-separated path from its root, SKILL.md among them. */
+          readonly files: Readonly<Record<string, string | Uint8Array>>;
+        }
+      ),
+  ): Promise<{
+    /** The URI of the skill's SKILL.md. */
+    readonly uri: string;
+    /** Withdraws the skill and its files; false when already withdrawn. */
+    remove(): boolean;
+  }>;
+  /**
+   * Declares an MCP App (the apps extension, SEP-1865) in one call: a view,
+   * the `ui://` resource of type `text/html;profile=mcp-app` whose
+   * `_meta.ui` carries its CSP and permissions, and the tools linked to it
+   * by `_meta.ui.resourceUri`: `tools` are visible to the model and the
+   * app, `appTools` to the app only (listed and callable only for clients
+   * that declare the extension). Returns the view's handle. See
+   * docs/apps.md.
+   *
+   * @throws {TypeError} A URI that is not a plain `ui://` URI, a CSP entry
+   *   that is not an origin, an unknown permission, a name already taken.
+   */
+  app(definition: {
+    /** The view's URI, `ui://…`. */
+    readonly uri: string;
+    /** Its programmatic name. */
+    readonly name: string;
+    /** Its human-readable name. */
+    readonly title?: string;
+    /** What it shows. */
+    readonly description?: string;
+    /** The HTML document, or a function that produces it on each read. */
+    readonly html: string | ((context: ResourceContext) => string | Promise<string>);
+    /** The external origins it needs (`https://api.example.com`); none by default. */
+    readonly csp?: {
+      readonly connectDomains?: readonly string[];
+      readonly resourceDomains?: readonly string[];
+      readonly frameDomains?: readonly string[];
+      readonly baseUriDomains?: readonly string[];
+    };
+    /** The browser permissions it asks for, each as `{}`. */
+    readonly permissions?: {
+      readonly camera?: Record<string, never>;
+      readonly microphone?: Record<string, never>;
+      readonly geolocation?: Record<string, never>;
+      readonly clipboardWrite?: Record<string, never>;
+    };
+    /** A dedicated sandbox origin, in the host's format. */
+    readonly domain?: string;
+    /** Whether the host should draw a border around it. */
+    readonly prefersBorder?: boolean;
+    /** Tools that open the view: visible to the model and to the app. */
+    readonly tools?: readonly ToolDefinition[];
+    /** Tools only the view calls: hidden from the model. */
+    readonly appTools?: readonly ToolDefinition[];
+  }): ItemHandle<ResourceDefinition>;
   /**
    * Removes a tool or prompt (by name), a resource (by URI) or a template (by
    * its template string); false when there was none. Live sessions are told

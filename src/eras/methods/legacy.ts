@@ -144,7 +144,8 @@ function listTools(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("tools", params, session.principal, false).result;
+  return deps.core.list("tools", params, session.principal, false, session.clientCapabilities)
+    .result;
 }
 
 /** `resources/list`. */

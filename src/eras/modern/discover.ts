@@ -23,7 +23,8 @@ export interface DiscoverSource {
 export function discoverResult(source: DiscoverSource): Record<string, unknown> {
   const capabilities = source.core.capabilities();
   if (source.extensions !== undefined && Object.keys(source.extensions).length > 0) {
-    capabilities.extensions = { ...source.extensions };
+    const inUse = capabilities.extensions as Record<string, unknown> | undefined;
+    capabilities.extensions = { ...source.extensions, ...inUse };
   }
   const result: Record<string, unknown> = {
     supportedVersions: [...source.supportedVersions],
