@@ -148,8 +148,18 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
  * at run time so that the graph does not follow it.
  */
 async function skillRegistrar(): Promise<RegisterSkill> {
-  const where = new URL("../extensions/skills/register.ts", import.meta.url).href;
-  const module: { registerSkill: RegisterSkill } = await import(where);
+  const where = new URL("../extensions/skills/register.ts", import.meta.url);
+  let module: { registerSkill: RegisterSkill };
+  try {
+    module = await import(where.href);
+  } catch (error) {
+    // Deno asks for read access to a local module imported this way; say so plainly.
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `Cannot load the skills extension from ${where.href}: ${detail} ` +
+        "(on Deno, server.skill() needs read access to Warden's own files, e.g. --allow-read)",
+    );
+  }
   return module.registerSkill;
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { loadYaml } from "../../runtime/npm/yaml.ts";
+import { loadJsYaml } from "../../runtime/npm/js_yaml.ts";
 import { isSkillName } from "./names.ts";
 
 /** The leading block: `---` on the first line, up to the next line that is `---`. */
@@ -34,10 +34,11 @@ export async function readFrontmatter(
   if (block === null) {
     throw new TypeError(`${label}: SKILL.md must begin with a '---' delimited YAML frontmatter`);
   }
-  const yaml = await loadYaml();
+  const yaml = await loadJsYaml();
   let value: unknown;
   try {
-    value = yaml.parse(block[1] ?? "");
+    // The core schema of YAML 1.2: no timestamps turned into dates, no merge keys.
+    value = yaml.load(block[1] ?? "", { schema: yaml.CORE_SCHEMA });
   } catch (error) {
     const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new TypeError(`${label}: SKILL.md frontmatter is not valid YAML: ${detail}`);
