@@ -377,7 +377,12 @@ if (import.meta.main) {
     strict: true,
   });
   const server = createConformanceServer();
-  await addSkillFixtures(server);
+  try {
+    await addSkillFixtures(server);
+  } catch (error) {
+    // Without --allow-read=src the skills module cannot load: serve the rest.
+    console.error(`warden-conformance: no skills: ${(error as Error).message}`);
+  }
   if (values.stdio === true) {
     console.error("warden-conformance: ready on stdio");
     await serveStdio(server);
