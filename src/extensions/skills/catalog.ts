@@ -164,6 +164,12 @@ export class SkillCatalog {
     this.#sorted = [...this.#skills.values()].sort(byUri);
     this.#directories.clear();
     for (const skill of this.#sorted) this.#index(skill);
+    // Children in URI order, so that pages of a directory read are stable.
+    for (const children of this.#directories.values()) {
+      const sorted = [...children.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      children.clear();
+      for (const [uri, child] of sorted) children.set(uri, child);
+    }
     if (this.#skills.size > 0) {
       this.#core.extensions.set(SKILLS_EXTENSION, { directoryRead: true });
     } else {
@@ -190,11 +196,6 @@ export class SkillCatalog {
       }
       const listing = this.#core.registry.resources.get(file.uri)?.listing;
       if (listing !== undefined) directoryAt(parent).set(file.uri, listing);
-    }
-    for (const children of this.#directories.values()) {
-      const sorted = [...children.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      children.clear();
-      for (const [uri, child] of sorted) children.set(uri, child);
     }
   }
 }
