@@ -34,8 +34,8 @@ const PERMISSIONS = ["camera", "microphone", "geolocation", "clipboardWrite"] as
 const ORIGIN =
   /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
 
-/** A view's `ui://` URI: plain path characters, no dot segment, no percent sign. */
-const UI_URI = /^ui:\/\/(?!.*(?:^|\/)\.{1,2}(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=@/-]+$/;
+/** A view's `ui://` URI: plain path characters, no dot or empty segment, no percent sign. */
+const UI_URI = /^ui:\/\/(?!.*\/\/)(?!(?:.*\/)?\.{1,2}(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=@/-]+$/;
 
 /** What `server.app()` takes. */
 export interface AppDefinition {

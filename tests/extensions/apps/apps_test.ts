@@ -89,6 +89,11 @@ Deno.test("server.app() links model-visible tools, checks CSP origins and regist
   const bad = [
     { uri: "https://x/view", name: "v", html: "<p>" },
     { uri: "ui://a/../b", name: "v", html: "<p>" },
+    { uri: "ui://../b", name: "v", html: "<p>" },
+    { uri: "ui://./b", name: "v", html: "<p>" },
+    { uri: "ui://a/..", name: "v", html: "<p>" },
+    { uri: "ui://a/%2e%2e/b", name: "v", html: "<p>" },
+    { uri: "ui://a//b", name: "v", html: "<p>" },
     {
       uri: "ui://v",
       name: "v",
