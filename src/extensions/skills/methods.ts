@@ -124,9 +124,12 @@ async function guarded(
 ): Promise<Record<string, unknown>> {
   requireSkills(deps, method);
   const parsed = parseCall("resource", method, params, factsOf(deps, era, params, request));
-  const last: CallNext = (call) => {
+  // The URI as the client sent it, not as any lower layer may have normalised it: a traversal
+  // spelling is refused here whatever it would resolve to.
+  const sent = typeof params.uri === "string" ? params.uri : "";
+  const last: CallNext = () => {
     try {
-      return Promise.resolve(step(call.name));
+      return Promise.resolve(step(sent));
     } catch (error) {
       // A bad cursor: the same -32602 as any list's.
       if (!(error instanceof RpcError)) throw error;
