@@ -377,12 +377,8 @@ if (import.meta.main) {
     strict: true,
   });
   const server = createConformanceServer();
-  try {
-    await addSkillFixtures(server);
-  } catch (error) {
-    // Without --allow-read=src the skills module cannot load: serve the rest.
-    console.error(`warden-conformance: no skills: ${(error as Error).message}`);
-  }
+  // In memory: the fixture skills need no permission.
+  await addSkillFixtures(server);
   if (values.stdio === true) {
     console.error("warden-conformance: ready on stdio");
     await serveStdio(server);

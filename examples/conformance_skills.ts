@@ -7,6 +7,7 @@
  */
 
 import type { Server } from "../mod.ts";
+import { loadSkill } from "../skills.ts";
 
 const MANIFEST = `---
 name: field-notes
@@ -50,15 +51,23 @@ const TEMPLATE = `# Note: {{title}}
  * ```
  */
 export async function addSkillFixtures(server: Server): Promise<void> {
-  await server.skill({
-    files: { "SKILL.md": MANIFEST, "references/FILING.md": FILING, "templates/note.md": TEMPLATE },
-  });
-  await server.skill({
-    path: "desk/archive/archive-notes",
-    files: {
-      "SKILL.md": MANIFEST.replace("name: field-notes", "name: archive-notes")
-        .replace("Record and file field notes", "Find archived field notes"),
-      "references/FILING.md": FILING,
-    },
-  });
+  server.skill(
+    await loadSkill({
+      files: {
+        "SKILL.md": MANIFEST,
+        "references/FILING.md": FILING,
+        "templates/note.md": TEMPLATE,
+      },
+    }),
+  );
+  server.skill(
+    await loadSkill({
+      path: "desk/archive/archive-notes",
+      files: {
+        "SKILL.md": MANIFEST.replace("name: field-notes", "name: archive-notes")
+          .replace("Record and file field notes", "Find archived field notes"),
+        "references/FILING.md": FILING,
+      },
+    }),
+  );
 }

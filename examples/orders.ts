@@ -21,6 +21,7 @@ import {
 } from "../mod.ts";
 import type { Guardrail } from "../guardrails.ts";
 import { serverSetup } from "../setup.ts";
+import { loadSkill } from "../skills.ts";
 
 /** One order in the desk's in-memory book. */
 export interface Order {
@@ -344,7 +345,7 @@ if (import.meta.main) {
   const { http, ...options } = setup;
   const server = createOrderDesk(options);
   try {
-    await server.skill({ directory: ORDER_DESK_SKILL });
+    server.skill(await loadSkill({ directory: ORDER_DESK_SKILL }));
   } catch (error) {
     // The desk still serves without its skill (e.g. run without --allow-read).
     console.error(`order-desk: skill not published: ${(error as Error).message}`);

@@ -13,7 +13,8 @@ import { createRegistry, type ItemType, type Registry } from "../core/registry.t
 import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import { type RegisterSkill, SkillCatalog } from "../extensions/skills/catalog.ts";
+import { SkillCatalog } from "../extensions/skills/catalog.ts";
+import { bundleOf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
@@ -141,26 +142,14 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
     : registry.prompts;
 }
 
-/**
- * `registerSkill()`, loaded on first use: skills parse YAML frontmatter with
- * an npm package, and a server that publishes none must not have it in its
- * module graph (tests/house/plain_server_test.ts). The specifier is built
- * at run time so that the graph does not follow it.
- */
-async function skillRegistrar(): Promise<RegisterSkill> {
-  const where = new URL("../extensions/skills/register.ts", import.meta.url);
-  let module: { registerSkill: RegisterSkill };
-  try {
-    module = await import(where.href);
-  } catch (error) {
-    // Deno asks for read access to a local module imported this way; say so plainly.
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Cannot load the skills extension from ${where.href}: ${detail} ` +
-        "(on Deno, server.skill() needs read access to Warden's own files, e.g. --allow-read)",
-    );
-  }
-  return module.registerSkill;
+/** `server.skill()`: publishes what `loadSkill()` read; its handle withdraws it. */
+function publishSkill(
+  skills: SkillCatalog,
+  loaded: Parameters<Server["skill"]>[0],
+): ReturnType<Server["skill"]> {
+  const bundle = bundleOf(loaded);
+  skills.add(bundle);
+  return { uri: bundle.uri, remove: () => skills.remove(bundle.uri) };
 }
 
 /** The parts a server's methods use. */
@@ -189,7 +178,7 @@ function serverOf(parts: ServerParts): Server {
     resource: (definition) => registry.resources.add(definition),
     resourceTemplate: (definition) => registry.templates.add(definition),
     prompt: (definition) => registry.prompts.add(definition as never),
-    skill: async (source) => (await skillRegistrar())(skills, source),
+    skill: (loaded) => publishSkill(skills, loaded),
     app: (definition) => registerApp(core, definition),
     remove: (type, key) => tableOf(registry, type).remove(key),
     notifyResourceUpdated: (uri) => changes.resourceUpdated(uri),

@@ -232,41 +232,32 @@ export interface Server {
     definition: PromptDefinition<A>,
   ): ItemHandle<PromptDefinition>;
   /**
-   * Publishes an Agent Skill (the skills extension, SEP-2640): from a
-   * directory on disk or from files in memory, read once now. Each file is
-   * served as a resource, `skill://<path>/<file>`, with its SHA-256 digest
-   * and size in the `skills/list` and `skills/get` entries; the access
-   * policy, the audit and the redactor treat them as any resource. The
-   * extension is declared while a skill is registered. Call it again after
-   * `remove()` to publish a changed skill. See docs/skills.md.
+   * Publishes an Agent Skill (the skills extension, SEP-2640) that
+   * `loadSkill()` from `@warden/mcp/skills` read from a directory or from
+   * memory (a separate entry, so that a server publishing no skill never
+   * loads its YAML parser). Each file is served as a resource,
+   * `skill://<path>/<file>`, with its SHA-256 digest and size in the
+   * `skills/list` and `skills/get` entries; the access policy, the audit
+   * and the redactor treat them as any resource. The extension is declared
+   * while a skill is registered. Load and publish again after `remove()`
+   * to serve a changed skill. See docs/skills.md.
    *
-   * @throws {TypeError} No SKILL.md, frontmatter without a valid `name` and
-   *   `description`, a path whose last segment is not the name, a file name
-   *   that is not a plain URI segment, a symbolic link out of the directory.
-   * @throws {RangeError} More than 512 files or 16 MiB.
+   * @throws {TypeError} A value `loadSkill()` did not return; a skill whose
+   *   SKILL.md or a file URI is already registered.
    */
   skill(
-    source:
-      & {
-        /** The skill path (default: the frontmatter `name`, which must be its last segment). */
-        readonly path?: string;
-      }
-      & (
-        | {
-          /** The skill's directory: SKILL.md and its supporting files (dotfiles left out). */
-          readonly directory: string | URL;
-        }
-        | {
-          /** The skill's files by `/`-separated path from its root, SKILL.md among them. */
-          readonly files: Readonly<Record<string, string | Uint8Array>>;
-        }
-      ),
-  ): Promise<{
+    loaded: {
+      /** The skill path. */
+      readonly path: string;
+      /** The URI of its SKILL.md. */
+      readonly uri: string;
+    },
+  ): {
     /** The URI of the skill's SKILL.md. */
     readonly uri: string;
     /** Withdraws the skill and its files; false when already withdrawn. */
     remove(): boolean;
-  }>;
+  };
   /**
    * Declares an MCP App (the apps extension, SEP-1865) in one call: a view,
    * the `ui://` resource of type `text/html;profile=mcp-app` whose

@@ -151,11 +151,10 @@ async function runOnce(
 ): Promise<boolean> {
   const port = freePort();
   const fixture = new Deno.Command(Deno.execPath(), {
-    // --allow-read=src: the skills fixture loads Warden's skills module on first use.
+    // No read permission: the fixture's skills are in memory.
     args: [
       "run",
       "--allow-net=127.0.0.1",
-      "--allow-read=src",
       "examples/conformance.ts",
       "--port",
       String(port),

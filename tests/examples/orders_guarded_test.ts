@@ -1,6 +1,6 @@
 /**
  * The order desk under its policy, as `deno task start:guarded` runs it: a
- * child process with `--allow-read=examples,src` (policy, skill, app) and no other
+ * child process with `--allow-read=examples` (policy, skill, app) and no other
  * permission, spoken to over real pipes. Also: a bad policy file stops it
  * with exit code 2, and `--audit FILE` (with `--allow-write=FILE`) survives
  * EOF and SIGTERM with every entry written.
@@ -70,7 +70,7 @@ Deno.test("deno task start:guarded hides and refuses cancel_order, limits get_or
   const args = await taskArgs("start:guarded");
   assert.deepEqual(args, [
     "run",
-    "--allow-read=examples,src",
+    "--allow-read=examples",
     "examples/orders.ts",
     "--policy",
     "examples/policy.jsonc",

@@ -19,38 +19,6 @@ import { DIRECTORY_MIME_TYPE, SKILL_FILE } from "./names.ts";
 /** The extension's identifier. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
-/** Where a skill comes from (the parameter of `server.skill()`). */
-export type SkillSource =
-  & {
-    /**
-     * The skill path (`order-desk`, `acme/billing/refunds`): the skill is
-     * served at `skill://<path>/SKILL.md`. Its last segment must be the
-     * frontmatter `name`. Defaults to the name.
-     */
-    readonly path?: string;
-  }
-  & (
-    | {
-      /** The skill's directory: SKILL.md and its supporting files, read once now. */
-      readonly directory: string | URL;
-    }
-    | {
-      /** The skill's files by `/`-separated path from its root; SKILL.md among them. */
-      readonly files: Readonly<Record<string, string | Uint8Array>>;
-    }
-  );
-
-/** What registering a skill returns. */
-export interface SkillHandle {
-  /** The URI of its SKILL.md. */
-  readonly uri: string;
-  /** Withdraws the skill and its files; false when it was already withdrawn. */
-  remove(): boolean;
-}
-
-/** `registerSkill()` (register.ts), as the server calls it once it has loaded that module. */
-export type RegisterSkill = (catalog: SkillCatalog, source: SkillSource) => Promise<SkillHandle>;
-
 /** One directory of a skill: its children's resources/list entries, by URI. */
 type Directory = Map<string, Readonly<Record<string, unknown>>>;
 

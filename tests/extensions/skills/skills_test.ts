@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, type Server } from "../../../mod.ts";
+import { loadSkill } from "../../../skills.ts";
 import { accessPolicy, type Guardrail } from "../../../guardrails.ts";
 import { errorOf, initialize, modernRequest, request, resultOf } from "../../_helpers/helpers.ts";
 
@@ -35,11 +36,13 @@ async function skilled(pageSize?: number, guardrails: Guardrail[] = []): Promise
     ...(pageSize === undefined ? {} : { pageSize }),
   });
   await server.handle(initialize(0, "2025-11-25"));
-  await server.skill({ files: FILES });
-  await server.skill({
-    path: "acme/other",
-    files: { "SKILL.md": MANIFEST.replace("demo", "other") },
-  });
+  server.skill(await loadSkill({ files: FILES }));
+  server.skill(
+    await loadSkill({
+      path: "acme/other",
+      files: { "SKILL.md": MANIFEST.replace("demo", "other") },
+    }),
+  );
   return server;
 }
 
@@ -195,7 +198,7 @@ for (const era of ERAS) {
   });
 }
 
-Deno.test("server.skill() refuses a bad frontmatter, a name that is not the last path segment, and dot paths", async () => {
+Deno.test("loadSkill() refuses a bad frontmatter, a name that is not the last path segment, and dot paths", async () => {
   const server = createServer({ name: "s", version: "1" });
   const bad: Record<string, string>[] = [
     { "SKILL.md": "# no frontmatter" },
@@ -207,14 +210,14 @@ Deno.test("server.skill() refuses a bad frontmatter, a name that is not the last
     { "README.md": "x" },
   ];
   for (const files of bad) {
-    await assert.rejects(server.skill({ files }), TypeError, JSON.stringify(Object.keys(files)));
+    await assert.rejects(loadSkill({ files }), TypeError, JSON.stringify(Object.keys(files)));
   }
-  await assert.rejects(server.skill({ path: "acme/other", files: FILES }), TypeError);
-  await assert.rejects(server.skill({ path: "acme/../demo", files: FILES }), TypeError);
+  await assert.rejects(loadSkill({ path: "acme/other", files: FILES }), TypeError);
+  await assert.rejects(loadSkill({ path: "acme/../demo", files: FILES }), TypeError);
   await server.close();
 });
 
-Deno.test("server.skill() reads a directory, follows links inside it and refuses one leading out", async () => {
+Deno.test("loadSkill() reads a directory, follows links inside it and refuses one leading out", async () => {
   const root = await Deno.makeTempDir({ prefix: "warden-skill-" });
   const outside = await Deno.makeTempDir({ prefix: "warden-outside-" });
   try {
@@ -224,7 +227,7 @@ Deno.test("server.skill() reads a directory, follows links inside it and refuses
     await Deno.writeTextFile(`${root}/demo/.env`, "SECRET=1");
     await Deno.symlink(`${root}/demo/references/GUIDE.md`, `${root}/demo/alias.md`);
     const server = createServer({ name: "s", version: "1" });
-    const handle = await server.skill({ directory: `${root}/demo` });
+    const handle = server.skill(await loadSkill({ directory: `${root}/demo` }));
     const got = resultOf(await server.handle(request(1, "skills/get", { uri: handle.uri })));
     const uris = ((got.skill as Record<string, unknown>).resources as { uri: string }[]).map((r) =>
       r.uri
@@ -240,14 +243,14 @@ Deno.test("server.skill() reads a directory, follows links inside it and refuses
     await Deno.writeTextFile(`${outside}/secret.md`, "secret");
     await Deno.symlink(`${outside}/secret.md`, `${root}/demo/references/leak.md`);
     await assert.rejects(
-      server.skill({ directory: `${root}/demo` }),
+      loadSkill({ directory: `${root}/demo` }),
       TypeError,
       "symbolic link out",
     );
     await Deno.remove(`${root}/demo/references/leak.md`);
     await Deno.symlink(outside, `${root}/demo/outdir`);
     await assert.rejects(
-      server.skill({ directory: `${root}/demo` }),
+      loadSkill({ directory: `${root}/demo` }),
       TypeError,
       "symbolic link out",
     );

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, type Server } from "../../../mod.ts";
+import { loadSkill } from "../../../skills.ts";
 import { type AuditEntry, auditLog, type AuditSink, redaction } from "../../../guardrails.ts";
 import { isRecord } from "../../_helpers/helpers.ts";
 import {
@@ -54,7 +55,7 @@ async function served(entries: AuditEntry[]): Promise<Server> {
     version: "1",
     guardrails: [auditLog({ sink }), redaction({ presets: true })],
   });
-  await server.skill({ files: FILES });
+  server.skill(await loadSkill({ files: FILES }));
   return server;
 }
 
