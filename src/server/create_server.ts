@@ -13,6 +13,8 @@ import { createRegistry, type ItemType, type Registry } from "../core/registry.t
 import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { SkillCatalog } from "../extensions/skills/catalog.ts";
+import { bundleOf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
@@ -20,6 +22,7 @@ import { createDispatcher, createTaskRunner } from "./eras.ts";
 import { LiveSessions } from "./live_sessions.ts";
 import { maskedLog, serverMasker } from "./masker.ts";
 import { resolveOptions } from "./options.ts";
+import { registerApp } from "../extensions/apps/register.ts";
 import { RootsListeners } from "./roots_listeners.ts";
 import { shutDown, type ShutdownParts } from "./shutdown.ts";
 import type { Server, ServerOptions } from "./types.ts";
@@ -83,7 +86,9 @@ export function createServer<
   });
   const now = options.now ?? Date.now;
   const tasks = createTaskRunner(options, services, subscriptions, now, log);
+  const skills = new SkillCatalog(core, options.pageSize);
   const dispatcher = createDispatcher({
+    skills,
     core,
     options,
     resolved,
@@ -116,7 +121,17 @@ export function createServer<
   registerItems(registry, options);
   const store = options.store;
   const shutdown = { tasks, subscriptions, embedded, live, changes, guardrails, store, log };
-  return serverOf({ registry, changes, roots, dispatcher, embedded, connections, shutdown });
+  return serverOf({
+    registry,
+    core,
+    skills,
+    changes,
+    roots,
+    dispatcher,
+    embedded,
+    connections,
+    shutdown,
+  });
 }
 
 /** Registers the items the options list, in order: tools, resources, templates, prompts. */
@@ -142,9 +157,21 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
     : registry.prompts;
 }
 
+/** `server.skill()`: publishes what `loadSkill()` read; its handle withdraws it. */
+function publishSkill(
+  skills: SkillCatalog,
+  loaded: Parameters<Server["skill"]>[0],
+): ReturnType<Server["skill"]> {
+  const bundle = bundleOf(loaded);
+  skills.add(bundle);
+  return { uri: bundle.uri, remove: () => skills.remove(bundle.uri) };
+}
+
 /** The parts a server's methods use. */
 interface ServerParts {
   readonly registry: Registry;
+  readonly core: RequestCore;
+  readonly skills: SkillCatalog;
   readonly changes: ChangeFeed;
   readonly roots: RootsListeners;
   readonly dispatcher: Dispatcher<McpSession>;
@@ -158,7 +185,7 @@ interface ServerParts {
  * so that they work detached (`Deno.serve(server.fetch)`).
  */
 function serverOf(parts: ServerParts): Server {
-  const { registry, changes, roots, dispatcher, embedded, connections } = parts;
+  const { registry, core, skills, changes, roots, dispatcher, embedded, connections } = parts;
   return {
     shutdownGraceMs: connections.shutdownGraceMs,
     // Method parameters are bivariant, so a typed definition is a plain one.
@@ -166,6 +193,8 @@ function serverOf(parts: ServerParts): Server {
     resource: (definition) => registry.resources.add(definition),
     resourceTemplate: (definition) => registry.templates.add(definition),
     prompt: (definition) => registry.prompts.add(definition as never),
+    skill: (loaded) => publishSkill(skills, loaded),
+    app: (definition) => registerApp(core, definition),
     remove: (type, key) => tableOf(registry, type).remove(key),
     notifyResourceUpdated: (uri) => changes.resourceUpdated(uri),
     onRootsListChanged: (listener) => roots.add(listener),
