@@ -159,7 +159,7 @@ async function getSkill(
       ? undefined
       : deps.catalog.get(uri);
     if (skill === undefined) {
-      return invalid(`No skill is served at ${deps.services.mask(quote(uri))}`);
+      return invalid(`No skill is served at ${quote(uri, 80, deps.services.mask)}`);
     }
     return { status: "ok", result: { skill: skill.entry } };
   });
@@ -184,7 +184,7 @@ async function readDirectory(
       ? undefined
       : deps.catalog.directory(uri, params, principal);
     if (listing === undefined) {
-      return invalid(`${deps.services.mask(quote(uri))} is not a directory resource`);
+      return invalid(`${quote(uri, 80, deps.services.mask)} is not a directory resource`);
     }
     return { status: "ok", result: listing };
   });
