@@ -12,7 +12,6 @@ import { describeUrl, OutageReporter, reasonOf } from "./outage.ts";
 import {
   type BucketTake,
   type BucketTakeResult,
-  type SetOptions,
   type SharedStore,
   StoreUnavailableError,
 } from "./shared_store.ts";
@@ -188,7 +187,7 @@ export class RedisStore implements SharedStore {
   }
 
   /** Takes from every bucket or none, in one script run on the Redis server. */
-  async take(takes: readonly BucketTake[]): Promise<BucketTakeResult> {
+  async take(takes: readonly BucketTake[]): ReturnType<SharedStore["take"]> {
     if (takes.length === 0) return { allowed: true };
     const keys = takes.map((take) => `${this.#prefix}rl:${take.key}`);
     const args = takes.flatMap((take) => [
@@ -225,7 +224,11 @@ export class RedisStore implements SharedStore {
   }
 
   /** Stores `value` with `SET` (`PX` for the TTL, `NX` for set-if-absent). */
-  async set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
+  async set(
+    key: string,
+    value: string,
+    options: Parameters<SharedStore["set"]>[2] = {},
+  ): Promise<boolean> {
     const args = ["SET", this.#prefix + key, value];
     if (options.ttlMs !== undefined) args.push("PX", String(Math.max(1, Math.ceil(options.ttlMs))));
     if (options.ifAbsent === true) args.push("NX");
