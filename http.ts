@@ -1,6 +1,7 @@
 /**
  * The parts of Warden's Streamable HTTP endpoint a deployment may tune:
- * CORS, and the event store that lets legacy clients resume their streams.
+ * CORS, the event store that lets legacy clients resume their streams, and
+ * OAuth 2.1 authorization (`oauthResourceServer()`, which loads `jose`).
  * `server.fetch()` and `serveHttp()` (in the root entry) serve it.
  *
  * @example A bigger event store for clients that reconnect slowly
@@ -19,3 +20,4 @@
 
 export type { CorsOptions } from "./src/http/security.ts";
 export { type EventStore, MemoryEventStore } from "./src/http/event_store.ts";
+export { oauthResourceServer } from "./src/http/oauth.ts";

@@ -18,8 +18,6 @@
 
 export {
   type BucketTake,
-  type BucketTakeResult,
-  type SetOptions,
   type SharedStore,
   StoreUnavailableError,
 } from "./src/store/shared_store.ts";

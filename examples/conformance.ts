@@ -19,6 +19,7 @@ import {
   serveStdio,
 } from "../mod.ts";
 import { addModernFixtures } from "./conformance_modern.ts";
+import { addSkillFixtures } from "./conformance_skills.ts";
 
 /** A 1×1 PNG. */
 const PNG =
@@ -376,6 +377,8 @@ if (import.meta.main) {
     strict: true,
   });
   const server = createConformanceServer();
+  // In memory: the fixture skills need no permission.
+  await addSkillFixtures(server);
   if (values.stdio === true) {
     console.error("warden-conformance: ready on stdio");
     await serveStdio(server);

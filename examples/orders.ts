@@ -11,6 +11,7 @@
 import {
   createServer,
   defineTool,
+  type HttpOptions,
   MissingCapabilityError,
   type RequestContext,
   serveHttp,
@@ -19,6 +20,7 @@ import {
 } from "../mod.ts";
 import type { Guardrail } from "../guardrails.ts";
 import { serverSetup } from "../setup.ts";
+import { loadSkill } from "../skills.ts";
 
 /** One order in the desk's in-memory book. */
 export interface Order {
@@ -92,6 +94,8 @@ export interface OrderDeskOptions {
   guardrails?: readonly Guardrail[];
   /** The principal the guardrails decide about. */
   principal?: string;
+  /** The HTTP endpoint's options (OAuth from `--auth-issuer`/`--auth-audience` among them). */
+  http?: HttpOptions;
 }
 
 /**
@@ -264,13 +268,85 @@ export function createOrderDesk(options: OrderDeskOptions = {}): Server {
         `Read it with the get_order tool first.`,
     }],
   });
+  addOrderBoard(server, orders);
   return server;
+}
+
+/** The order board view: plain HTML and script beside this file, read on each request. */
+const BOARD_HTML = new URL("./apps/order_board.html", import.meta.url);
+
+/** The desk's skill: how to work it with its tools. */
+export const ORDER_DESK_SKILL: URL = new URL("./skills/order-desk", import.meta.url);
+
+/**
+ * The order board (MCP Apps): a view listing the book, opened by hosts that
+ * render apps, and `list_orders`, the app-only tool it loads the book with
+ * (hidden from the model, and from clients that host no apps). The view
+ * calls `get_order` too, which stays visible to everyone.
+ */
+function addOrderBoard(server: Server, orders: Map<string, Order>): void {
+  server.app({
+    uri: "ui://order-desk/board",
+    name: "order-board",
+    title: "Order board",
+    description: "Every order in the book, with a refresh button per order",
+    html: async () => {
+      const { readFile } = await import("node:fs/promises");
+      return await readFile(BOARD_HTML, "utf8");
+    },
+    // The view loads nothing from elsewhere: no origin is declared.
+    csp: {},
+    prefersBorder: true,
+    appTools: [
+      defineTool({
+        name: "list_orders",
+        title: "List orders",
+        description: "Every order's id, customer and status, for the order board",
+        inputSchema: { type: "object", properties: {}, additionalProperties: false },
+        outputSchema: {
+          type: "object",
+          properties: {
+            orders: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  id: { type: "string" },
+                  customer: { type: "string" },
+                  status: { type: "string" },
+                },
+                required: ["id", "customer", "status"],
+              },
+            },
+          },
+          required: ["orders"],
+        },
+        annotations: { readOnlyHint: true },
+        handler: () => ({
+          structuredContent: {
+            orders: [...orders.values()].map(({ id, customer, status }) => ({
+              id,
+              customer,
+              status,
+            })),
+          },
+        }),
+      }),
+    ],
+  });
 }
 
 if (import.meta.main) {
   const setup = await serverSetup({ name: "order-desk", version: "0.1.0" });
   const { http, ...options } = setup;
-  const server = createOrderDesk(options);
+  // The endpoint's options go to the server too: --auth-issuer's OAuth lives there.
+  const server = createOrderDesk(http === undefined ? options : { ...options, http });
+  try {
+    server.skill(await loadSkill({ directory: ORDER_DESK_SKILL }));
+  } catch (error) {
+    // The desk still serves without its skill (e.g. run without --allow-read).
+    console.error(`order-desk: skill not published: ${(error as Error).message}`);
+  }
   const summary =
     `tools: get_order, add, cancel_order, report, export_orders; ${setup.guardrails.length} guardrails`;
   if (http === undefined) {

@@ -66,7 +66,21 @@ export interface CallContext {
    * that write elsewhere (the audit log, telemetry) mask with it.
    */
   readonly mask: Mask | undefined;
+  /**
+   * What the request's OAuth access token grants (`http.auth`): its scopes,
+   * and the claims the server asked `oauthResourceServer({ claims })` for.
+   * Never the token itself. Undefined without OAuth.
+   */
+  readonly auth?: {
+    /** The token's scopes. */
+    readonly scopes: readonly string[];
+    /** The claims the server named, as the token carries them; the rest are left out. */
+    readonly claims: Readonly<Record<string, unknown>>;
+  } | undefined;
 }
+
+/** What an OAuth access token grants a request: its scopes and the claims asked for. */
+export type AuthGrant = NonNullable<CallContext["auth"]>;
 
 /**
  * One guarded call: a tools/call, resources/read or prompts/get, and every

@@ -7,7 +7,7 @@
  */
 
 import type { InflightRequest } from "../dispatcher/inflight.ts";
-import type { CallClient, CallContext, Era } from "../call/context.ts";
+import type { AuthGrant, CallClient, CallContext, Era } from "../call/context.ts";
 import type { Mask } from "../call/mask.ts";
 
 /** {@linkcode CallContext} over an in-flight request; the signal is made only if read. */
@@ -19,6 +19,7 @@ export class CallFacts implements CallContext {
   readonly era: Era;
   readonly continuation: boolean;
   readonly mask: Mask | undefined;
+  readonly auth: AuthGrant | undefined;
   readonly #request: InflightRequest;
 
   constructor(
@@ -30,7 +31,9 @@ export class CallFacts implements CallContext {
     era: Era,
     mask: Mask | undefined,
     continuation = false,
+    auth: AuthGrant | undefined = undefined,
   ) {
+    this.auth = auth;
     this.principal = principal;
     this.client = client;
     this.requestId = requestId;

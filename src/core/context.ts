@@ -139,6 +139,17 @@ export interface RequestContext {
   readonly client: ClientDescription;
   /** The configured principal of this session, if any. */
   readonly principal: string | undefined;
+  /**
+   * What the request's OAuth access token grants: its scopes and the claims
+   * named in `oauthResourceServer({ claims })`; never the token. Undefined
+   * without OAuth.
+   */
+  readonly auth?: {
+    /** The token's scopes. */
+    readonly scopes: readonly string[];
+    /** The claims named in `oauthResourceServer({ claims })`, as the token carries them. */
+    readonly claims: Readonly<Record<string, unknown>>;
+  } | undefined;
   /** The request's `_meta`, as sent. */
   readonly _meta: Readonly<Record<string, unknown>> | undefined;
   /** `_meta.progressToken`, when the client asked for progress. */

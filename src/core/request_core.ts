@@ -25,7 +25,7 @@ import type { ListName } from "../store/change_bus.ts";
 import { notFound } from "./outcome.ts";
 import { readResource, type ResourceContext } from "./resources.ts";
 import { readTemplate } from "./templates.ts";
-import { runTool } from "./tools.ts";
+import { type RegisteredTool, runTool } from "./tools.ts";
 
 /** A handler context that can also serve a resource read of the same request. */
 export interface ServingContext extends RequestContext {
@@ -99,6 +99,13 @@ export interface RequestCoreOptions {
    * @default {64}
    */
   readonly inflightQuota?: number;
+  /**
+   * Whether a caller granted `scopes` (by an OAuth access token) may see an
+   * item; absent when the server checks no scopes.
+   */
+  readonly scopeVisible?:
+    | ((kind: CallKind, name: string, scopes: readonly string[]) => boolean)
+    | undefined;
 }
 
 /** The request core of one server. */
@@ -107,6 +114,21 @@ export class RequestCore {
   readonly registry: Registry;
   /** The guardrails, in pipeline order. */
   readonly guardrails: readonly Guardrail[];
+  /**
+   * The extensions the server offers now, by identifier, with their
+   * settings: declared in `capabilities.extensions` in both eras. The
+   * extension rooms above fill it while they are in use (skills, apps).
+   */
+  readonly extensions: Map<string, Record<string, unknown>> = new Map();
+  /**
+   * Which tools a client may see and call, by the capabilities it declared;
+   * undefined lets every client see every tool. The apps extension sets it
+   * while app-only tools are registered: a client that cannot host an app
+   * has no use for them, and would hand them to its model.
+   */
+  toolGate:
+    | ((tool: RegisteredTool, capabilities: Readonly<Record<string, unknown>>) => boolean)
+    | undefined;
   readonly #pipeline: Pipeline;
   readonly #pageSize: number | undefined;
   readonly #log: (message: string) => void;
@@ -114,8 +136,10 @@ export class RequestCore {
   readonly #inflight: PrincipalCounts;
   /** The last step of a call refused for its principal's calls in flight (made once). */
   readonly #busy: CallNext;
+  readonly #scopeVisible: RequestCoreOptions["scopeVisible"];
 
   constructor(options: RequestCoreOptions) {
+    this.#scopeVisible = options.scopeVisible;
     this.registry = options.registry;
     this.guardrails = options.guardrails;
     this.#pipeline = options.pipeline;
@@ -143,7 +167,19 @@ export class RequestCore {
 
   /** Whether what a list shows can differ from one caller to the next. */
   get listsVaryByCaller(): boolean {
-    return this.guardrails.some((guardrail) => guardrail.visible !== undefined);
+    return this.#scopeVisible !== undefined || this.toolGate !== undefined ||
+      this.guardrails.some((guardrail) => guardrail.visible !== undefined);
+  }
+
+  /** The tool `name`, if a client with `capabilities` may use it. */
+  usableTool(
+    name: string,
+    capabilities: Readonly<Record<string, unknown>>,
+  ): RegisteredTool | undefined {
+    const tool = this.registry.tools.get(name);
+    if (tool === undefined) return undefined;
+    const gate = this.toolGate;
+    return gate === undefined || gate(tool, capabilities) ? tool : undefined;
   }
 
   /**
@@ -157,6 +193,8 @@ export class RequestCore {
     params: JsonRpcParams,
     principal: string | undefined,
     byName: boolean,
+    capabilities: Readonly<Record<string, unknown>> = {},
+    scopes?: readonly string[],
   ): { result: Record<string, unknown>; caches: (ItemCache | undefined)[] } {
     const { registry } = this;
     type Listed = { listing: Record<string, unknown>; definition: { cache?: ItemCache } };
@@ -167,9 +205,14 @@ export class RequestCore {
       : list === "resources"
       ? ["resource", registry.resources.entries()]
       : ["resource", registry.templates.entries()];
+    const gate = list === "tools" ? this.toolGate : undefined;
     const shown: [string, Listed][] = [];
     for (const [name, item] of items) {
-      if (this.visible(kind, name, principal)) shown.push([name, item]);
+      if (gate !== undefined && !gate(item as RegisteredTool, capabilities)) continue;
+      if (!this.visible(kind, name, principal)) continue;
+      // Scopes come with an access token (HTTP); a caller without one is not scope-checked here.
+      if (scopes !== undefined && this.#scopeVisible?.(kind, name, scopes) === false) continue;
+      shown.push([name, item]);
     }
     if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const { page, nextCursor } = paginate(list, shown, params.cursor, this.#pageSize);
@@ -180,7 +223,7 @@ export class RequestCore {
     };
   }
 
-  /** The capabilities to advertise: only what is registered, plus logging. */
+  /** The capabilities to advertise: only what is registered, plus logging and the extensions in use. */
   capabilities(): Record<string, unknown> {
     const { tools, resources, templates, prompts } = this.registry;
     const caps: Record<string, unknown> = { logging: {} };
@@ -194,6 +237,7 @@ export class RequestCore {
         (p.definition.arguments ?? []).some((a) => a.complete !== undefined)
       ) || [...templates.values()].some((t) => t.definition.complete !== undefined);
     if (hasCompleter) caps.completions = {};
+    if (this.extensions.size > 0) caps.extensions = Object.fromEntries(this.extensions);
     return caps;
   }
 
@@ -235,7 +279,7 @@ export class RequestCore {
   /** The last step of a tools/call: find the tool (after the guardrails) and run it. */
   callTool(context: RequestContext): CallNext {
     return (call) => {
-      const tool = this.registry.tools.get(call.name);
+      const tool = this.usableTool(call.name, context.client.capabilities);
       if (tool === undefined) {
         return Promise.resolve(notFound("tool", call.name, call.context.mask));
       }

@@ -66,7 +66,10 @@ export interface ResourceDefinition {
   size?: number;
   /** Hints for the client. */
   annotations?: ContentAnnotations;
-  /** Extension metadata. */
+  /**
+   * Extension metadata, published in resources/list and on the contents a
+   * read returns (where MCP Apps hosts look for a view's `_meta.ui`).
+   */
   _meta?: Record<string, unknown>;
   /**
    * Produces the contents: a string, a `Uint8Array`, or a JSON value;
@@ -163,9 +166,13 @@ export function readOutcome(
   uri: string,
   mimeType: string | undefined,
   value: unknown,
+  meta?: Record<string, unknown>,
 ): CallOutcome {
   if (value === undefined || value === null) return notFound("resource", uri);
-  return { status: "ok", result: { contents: [toContents(uri, mimeType, value)] } };
+  const contents = toContents(uri, mimeType, value);
+  // Apps hosts look for a view's `_meta.ui` on what a read returns, not only on the listing.
+  if (meta !== undefined) contents._meta = meta;
+  return { status: "ok", result: { contents: [contents] } };
 }
 
 /** Reads a resource into a resources/read result. */
@@ -176,7 +183,8 @@ export async function readResource(
 ): Promise<CallOutcome> {
   const { definition } = resource;
   try {
-    return readOutcome(context.uri, definition.mimeType, await definition.read(context));
+    const value = await definition.read(context);
+    return readOutcome(context.uri, definition.mimeType, value, definition._meta);
   } catch (error) {
     return thrownOutcome(error, context.signal, `reading resource '${definition.uri}'`, log);
   }

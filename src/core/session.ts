@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { InflightTable } from "../dispatcher/inflight.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
@@ -86,6 +87,11 @@ export class McpSession implements DispatchSession {
   initialized = false;
   /** The minimum level of `notifications/message` the client wants. */
   logLevel: LoggingLevel = "info";
+  /**
+   * What the access token of the session's latest HTTP request granted
+   * (set by the transport); undefined without OAuth.
+   */
+  auth: AuthGrant | undefined = undefined;
   /** Resource URIs the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   readonly #defaultTimeoutMs: number;

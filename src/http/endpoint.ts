@@ -6,6 +6,7 @@
  * @module
  */
 
+import { metadataPaths } from "../auth/metadata.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { MemoryEventStore } from "./event_store.ts";
 import type { HttpSession } from "./http_session.ts";
@@ -35,18 +36,26 @@ export interface Endpoint<S extends HttpProtocolSession> {
   readonly sessions: SessionTable<S>;
   /** The host's `headerParams`, bound once for the modern header checks. */
   readonly headerParams: (tool: string) => readonly HeaderParam[] | undefined;
+  /** The paths the Protected Resource Metadata is served at; empty without OAuth. */
+  readonly metadataPaths: readonly string[];
+  /** Whether requests carry a principal that sessions are bound to. */
+  readonly authenticates: boolean;
 }
 
 /**
  * Resolves `options` for an endpoint over `host`.
  *
  * @throws {RangeError} A body limit that is not a positive number.
+ * @throws {TypeError} Both `authenticate` and `auth` given.
  */
 export function openEndpoint<S extends HttpProtocolSession>(
   host: HttpHost<S>,
   options: HttpOptions,
 ): Endpoint<S> {
   const bodyLimits = bodyLimitsOf(options);
+  if (options.auth !== undefined && options.authenticate !== undefined) {
+    throw new TypeError("Invalid HTTP options: give either auth or authenticate, not both");
+  }
   const now = options.now ?? Date.now;
   const settings = {
     store: options.eventStore ?? new MemoryEventStore(),
@@ -70,6 +79,8 @@ export function openEndpoint<S extends HttpProtocolSession>(
     keepAliveMs: settings.keepAliveMs,
     sessions,
     headerParams: (tool) => host.headerParams(tool),
+    metadataPaths: options.auth === undefined ? [] : metadataPaths(options.auth.metadata.resource),
+    authenticates: options.auth !== undefined || options.authenticate !== undefined,
   };
 }
 
@@ -95,7 +106,7 @@ export function sessionOf<S extends HttpProtocolSession>(
   }
   const http = endpoint.sessions.get(id);
   if (http === undefined) return rpcError(404, ErrorCode.InvalidRequest, "Session not found");
-  if (endpoint.options.authenticate !== undefined && http.authenticated !== principal) {
+  if (endpoint.authenticates && http.authenticated !== principal) {
     return rpcError(
       403,
       ErrorCode.InvalidRequest,

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
@@ -29,6 +30,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   version: string | null,
   value: unknown,
   sseOk: boolean,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
     // Masked before it is cut short, so a cut cannot hide a secret from the mask.
@@ -47,6 +49,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   if (endpoint.stateless) {
     // A stateless session lives for this request (or its stream) only.
     const { http, release } = endpoint.sessions.open(principal, false);
+    http.session.auth = grant;
     if (!isInitialize) http.session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
     return await dispatchOn(endpoint, http, value, sseOk, release, isInitialize);
   }
@@ -55,10 +58,13 @@ export async function legacyPost<S extends HttpProtocolSession>(
       return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
     }
     const http = endpoint.sessions.open(principal, true).http;
+    http.session.auth = grant;
     return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
   }
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) return found;
+  // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
+  found.session.auth = grant;
   return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import {
   classifyMessage,
@@ -29,6 +30,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   principal: string | undefined,
   value: unknown,
   sseOk: boolean,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (!isRecord(value)) {
     return rpcError(
@@ -72,6 +74,7 @@ export async function modernPost<S extends HttpProtocolSession>(
   }
   const { http, release } = endpoint.sessions.open(principal, false);
   http.session.protocolVersion = MODERN_WIRE;
+  http.session.auth = grant;
   if (id === null) return await notify(endpoint, http, value, release);
   // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
   const keepAlive = value.method === "subscriptions/listen" ? endpoint.keepAliveMs : 0;

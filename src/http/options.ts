@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
 import type { Mask } from "../call/mask.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
@@ -74,6 +75,43 @@ export interface HttpOptions {
     request: Request,
   ) => string | null | undefined | Promise<string | null | undefined>;
   /**
+   * OAuth 2.1 resource server, from `oauthResourceServer()`
+   * (`@warden/mcp/http`): the endpoint then serves the Protected Resource
+   * Metadata at its well-known paths, lets through only requests whose
+   * access token it proves (401 or 503 otherwise, with the challenge), and
+   * answers 403 `insufficient_scope` to a call whose item needs scopes the
+   * token lacks. The token's principal is the session's; `authenticate`
+   * must then be unset.
+   */
+  auth?: {
+    /** The Protected Resource Metadata (RFC 9728); `resource` is the canonical resource URI. */
+    readonly metadata: Readonly<Record<string, unknown>> & { readonly resource: string };
+    /**
+     * The principal and scopes a request's access token grants, or the
+     * refusal to send. Never throws; `log` takes one line per failure of
+     * the authorization server.
+     */
+    authenticate(
+      request: Request,
+      log: (message: string) => void,
+    ): Promise<
+      {
+        readonly principal: string;
+        readonly grant: {
+          readonly scopes: readonly string[];
+          readonly claims: Readonly<Record<string, unknown>>;
+        };
+      } | Response
+    >;
+    /** The 403 refusal of a request whose `items` need scopes not in `scopes`, or undefined. */
+    authorize(
+      items: readonly { readonly kind: "tool" | "resource" | "prompt"; readonly name: string }[],
+      scopes: readonly string[],
+    ): Response | undefined;
+    /** Whether `scopes` let a caller see an item in a list. */
+    visible(kind: "tool" | "resource" | "prompt", name: string, scopes: readonly string[]): boolean;
+  };
+  /**
    * The `WWW-Authenticate` value sent with a 401.
    * @default {'Bearer realm="mcp"'}
    */
@@ -116,6 +154,8 @@ export interface HttpOptions {
 export interface HttpProtocolSession extends DispatchSession {
   /** The negotiated revision; set by the transport for sessionless requests. */
   protocolVersion: string | undefined;
+  /** What the latest request's access token grants; set by the transport under OAuth. */
+  auth: AuthGrant | undefined;
   /** Connects the session's outbound side (`related`: the request a message belongs to). */
   attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
   /** Disconnects it; pending requests to the client fail. */
@@ -140,8 +180,11 @@ export interface HttpHost<S extends HttpProtocolSession> {
   readonly modern: boolean;
   /** The notifications revision 2026-07-28 defines; any other is 404 over HTTP. */
   readonly modernNotifications: ReadonlySet<string>;
-  /** The methods the server implements in revision 2026-07-28; any other is 404 over HTTP. */
-  readonly modernMethods: ReadonlySet<string>;
+  /**
+   * The methods the server implements in revision 2026-07-28, extensions in
+   * use included; any other is 404 over HTTP.
+   */
+  readonly modernMethods: { has(method: string): boolean };
   /** The server's masker: what the endpoint writes of a request (a header, a version) passes it. */
   readonly mask: Mask;
   /**

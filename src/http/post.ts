@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
+import { itemsOf } from "../auth/items.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { legacyPost } from "./legacy_post.ts";
@@ -20,6 +22,7 @@ export async function post<S extends HttpProtocolSession>(
   request: Request,
   principal: string | undefined,
   version: string | null,
+  grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (mediaTypeOf(request) !== "application/json") {
     return rpcError(
@@ -45,10 +48,16 @@ export async function post<S extends HttpProtocolSession>(
   } catch {
     return rpcError(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
   }
-  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
-    return await modernPost(endpoint, request, principal, value, sseOk);
+  const auth = endpoint.options.auth;
+  if (auth !== undefined && grant !== undefined) {
+    // Before dispatch, so a client can step up (403 insufficient_scope) with nothing done.
+    const refused = auth.authorize(itemsOf(value), grant.scopes);
+    if (refused !== undefined) return refused;
   }
-  return await legacyPost(endpoint, request, principal, version, value, sseOk);
+  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
+    return await modernPost(endpoint, request, principal, value, sseOk, grant);
+  }
+  return await legacyPost(endpoint, request, principal, version, value, sseOk, grant);
 }
 
 /** The Content-Type without its parameters, lower case. */

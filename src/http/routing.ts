@@ -1,11 +1,14 @@
 /**
- * One request through the endpoint: the path, Host and Origin checks, the
- * CORS preflight, authentication, then routing by method: POST to its era,
- * GET and DELETE to the legacy session they name.
+ * One request through the endpoint: the Protected Resource Metadata under
+ * OAuth, the path, Host and Origin checks, the CORS preflight,
+ * authentication, then routing by method: POST to its era, GET and DELETE
+ * to the legacy session they name.
  *
  * @module
  */
 
+import type { AuthGrant } from "../call/context.ts";
+import { isMetadataPath } from "../auth/metadata.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { type Endpoint, sessionOf } from "./endpoint.ts";
 import type { HttpProtocolSession } from "./options.ts";
@@ -21,11 +24,21 @@ import {
 } from "./responses.ts";
 import { isAllowedHost, isAllowedOrigin, preflightHeaders } from "./security.ts";
 
+/** A caller: who (as authentication names it), and what an OAuth access token grants. */
+interface Caller {
+  readonly principal: string | undefined;
+  readonly grant: AuthGrant | undefined;
+}
+
+const ANONYMOUS: Caller = { principal: undefined, grant: undefined };
+
 /** Answers one request (CORS headers and failures are the caller's). */
 export async function handleRequest<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
 ): Promise<Response> {
+  const metadata = metadataAnswer(endpoint, request);
+  if (metadata !== undefined) return metadata;
   const origin = request.headers.get("origin");
   const refused = refusal(endpoint, request, origin);
   if (refused !== undefined) return refused;
@@ -39,13 +52,42 @@ export async function handleRequest<S extends HttpProtocolSession>(
     return methodNotAllowed(endpoint.stateless ? ALLOW_POST_ONLY : ALLOW_SESSIONS);
   }
   // Without authentication there is nothing to wait for.
-  const principal = endpoint.options.authenticate === undefined
-    ? undefined
-    : await principalOf(endpoint, request);
-  if (principal instanceof Response) return principal;
+  const caller = endpoint.authenticates ? await callerOf(endpoint, request) : ANONYMOUS;
+  if (caller instanceof Response) return caller;
   const version = request.headers.get("mcp-protocol-version");
-  if (request.method === "POST") return await post(endpoint, request, principal, version);
-  return sessionRequest(endpoint, request, principal, version);
+  if (request.method === "POST") {
+    return await post(endpoint, request, caller.principal, version, caller.grant);
+  }
+  return sessionRequest(endpoint, request, caller.principal, version);
+}
+
+/**
+ * The Protected Resource Metadata (RFC 9728) for a GET of one of its paths;
+ * 404 for another path under its well-known prefix (or any, without OAuth);
+ * undefined for every other path. It is public: no authentication, and any
+ * origin may read it.
+ */
+function metadataAnswer<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+): Response | undefined {
+  // Most requests are to the endpoint: a substring test spares them a second URL parse.
+  if (!request.url.includes("/.well-known/oauth-protected-resource")) return undefined;
+  const path = requestPath(request.url);
+  if (!isMetadataPath(path)) return undefined;
+  const auth = endpoint.options.auth;
+  if (auth === undefined || !endpoint.metadataPaths.includes(path)) return pathNotFound();
+  const headers = { "access-control-allow-origin": "*", "cache-control": "max-age=300" };
+  if (request.method === "OPTIONS") {
+    return new Response(null, {
+      status: 204,
+      headers: { ...headers, "access-control-allow-methods": "GET, OPTIONS" },
+    });
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return methodNotAllowed("GET, OPTIONS");
+  }
+  return Response.json(auth.metadata, { headers });
 }
 
 /** 404 off the endpoint's path; 403 for a Host or Origin not allowed (DNS rebinding). */
@@ -70,15 +112,23 @@ function refusal<S extends HttpProtocolSession>(
   return undefined;
 }
 
-/** The principal `authenticate` names, or 401 with `WWW-Authenticate` when it refuses. */
-async function principalOf<S extends HttpProtocolSession>(
+/**
+ * The caller an access token proves (`auth`) or `authenticate` names, or
+ * the refusal: the resource server's challenge, or 401 with
+ * `WWW-Authenticate` when `authenticate` returns null.
+ */
+async function callerOf<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
-): Promise<string | undefined | Response> {
+): Promise<Caller | Response> {
   const options = endpoint.options;
-  if (options.authenticate === undefined) return undefined;
+  if (options.auth !== undefined) {
+    const granted = await options.auth.authenticate(request, endpoint.host.log);
+    return granted;
+  }
+  if (options.authenticate === undefined) return ANONYMOUS;
   const result = await options.authenticate(request);
-  if (result !== null) return result;
+  if (result !== null) return { principal: result, grant: undefined };
   const headers = new Headers({
     "www-authenticate": options.wwwAuthenticate ?? 'Bearer realm="mcp"',
   });

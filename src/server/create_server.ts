@@ -13,6 +13,10 @@ import { createRegistry, type ItemType, type Registry } from "../core/registry.t
 import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
+import { SkillCatalog } from "../extensions/skills/catalog.ts";
+import { SKILLS_METHOD_NAMES } from "../extensions/skills/methods.ts";
+import { MODERN_METHOD_NAMES } from "../eras/methods/modern.ts";
+import { bundleOf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
@@ -20,6 +24,7 @@ import { createDispatcher, createTaskRunner } from "./eras.ts";
 import { LiveSessions } from "./live_sessions.ts";
 import { maskedLog, serverMasker } from "./masker.ts";
 import { resolveOptions } from "./options.ts";
+import { registerApp } from "../extensions/apps/register.ts";
 import { RootsListeners } from "./roots_listeners.ts";
 import { shutDown, type ShutdownParts } from "./shutdown.ts";
 import type { Server, ServerOptions } from "./types.ts";
@@ -72,6 +77,7 @@ export function createServer<
   );
   const registry = createRegistry((list) => changes.listChanged(list));
   const pipeline = composePipeline(guardrails);
+  const scopeVisible = options.http?.auth?.visible;
   const core = new RequestCore({
     registry,
     guardrails,
@@ -79,10 +85,13 @@ export function createServer<
     pageSize: options.pageSize,
     log,
     inflightQuota: resolved.quotas.inflightCalls,
+    scopeVisible,
   });
   const now = options.now ?? Date.now;
   const tasks = createTaskRunner(options, services, subscriptions, now, log);
+  const skills = new SkillCatalog(core, options.pageSize);
   const dispatcher = createDispatcher({
+    skills,
     core,
     options,
     resolved,
@@ -100,6 +109,7 @@ export function createServer<
     resolved,
     http: options.http,
     headerParams: (tool) => registry.tools.get(tool)?.headers,
+    modernMethods: { has: (method) => implementsModern(method, skills) },
     log,
     refusals: {
       guardrails,
@@ -115,7 +125,22 @@ export function createServer<
   registerItems(registry, options);
   const store = options.store;
   const shutdown = { tasks, subscriptions, embedded, live, changes, guardrails, store, log };
-  return serverOf({ registry, changes, roots, dispatcher, embedded, connections, shutdown });
+  return serverOf({
+    registry,
+    core,
+    skills,
+    changes,
+    roots,
+    dispatcher,
+    embedded,
+    connections,
+    shutdown,
+  });
+}
+
+/** Whether revision 2026-07-28 has `method`: a skills method only while a skill is served. */
+function implementsModern(method: string, skills: SkillCatalog): boolean {
+  return MODERN_METHOD_NAMES.has(method) || (SKILLS_METHOD_NAMES.has(method) && skills.size > 0);
 }
 
 /** Registers the items the options list, in order: tools, resources, templates, prompts. */
@@ -141,9 +166,21 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
     : registry.prompts;
 }
 
+/** `server.skill()`: publishes what `loadSkill()` read; its handle withdraws it. */
+function publishSkill(
+  skills: SkillCatalog,
+  loaded: Parameters<Server["skill"]>[0],
+): ReturnType<Server["skill"]> {
+  const bundle = bundleOf(loaded);
+  skills.add(bundle);
+  return { uri: bundle.uri, remove: () => skills.remove(bundle.uri) };
+}
+
 /** The parts a server's methods use. */
 interface ServerParts {
   readonly registry: Registry;
+  readonly core: RequestCore;
+  readonly skills: SkillCatalog;
   readonly changes: ChangeFeed;
   readonly roots: RootsListeners;
   readonly dispatcher: Dispatcher<McpSession>;
@@ -157,7 +194,7 @@ interface ServerParts {
  * so that they work detached (`Deno.serve(server.fetch)`).
  */
 function serverOf(parts: ServerParts): Server {
-  const { registry, changes, roots, dispatcher, embedded, connections } = parts;
+  const { registry, core, skills, changes, roots, dispatcher, embedded, connections } = parts;
   return {
     shutdownGraceMs: connections.shutdownGraceMs,
     // Method parameters are bivariant, so a typed definition is a plain one.
@@ -165,6 +202,8 @@ function serverOf(parts: ServerParts): Server {
     resource: (definition) => registry.resources.add(definition),
     resourceTemplate: (definition) => registry.templates.add(definition),
     prompt: (definition) => registry.prompts.add(definition as never),
+    skill: (loaded) => publishSkill(skills, loaded),
+    app: (definition) => registerApp(core, definition),
     remove: (type, key) => tableOf(registry, type).remove(key),
     notifyResourceUpdated: (uri) => changes.resourceUpdated(uri),
     onRootsListChanged: (listener) => roots.add(listener),

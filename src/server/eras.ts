@@ -19,6 +19,8 @@ import { META_KEYS } from "../eras/modern/meta.ts";
 import { StateSealer } from "../eras/modern/request_state.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import { resolveTaskOptions } from "../eras/tasks/options.ts";
+import type { SkillCatalog } from "../extensions/skills/catalog.ts";
+import { skillsMethods } from "../extensions/skills/methods.ts";
 import { TaskRunner } from "../eras/tasks/runner.ts";
 import { storedStateSecrets } from "../store/sealing_keys.ts";
 import type { ResolvedOptions } from "./options.ts";
@@ -42,6 +44,8 @@ export interface EraDeps {
   readonly subscriptions: SubscriptionHub;
   /** The task runner. */
   readonly tasks: TaskRunner;
+  /** The published skills (the skills extension's methods answer from it). */
+  readonly skills: SkillCatalog;
   /** The server's clock. */
   readonly now: () => number;
   /** Called when a legacy client says its roots changed. */
@@ -75,6 +79,18 @@ export function createTaskRunner(
 export function createDispatcher(deps: EraDeps): Dispatcher<McpSession> {
   const legacy = legacyTables(deps);
   const modern = modernTable(deps);
+  const skills = skillsMethods({
+    core: deps.core,
+    catalog: deps.skills,
+    services: deps.services,
+    serverInfo: deps.resolved.serverInfo,
+    listTtlMs: deps.resolved.listTtlMs,
+    readTtlMs: deps.resolved.readTtlMs,
+    callerScoped: deps.options.http?.authenticate !== undefined ||
+      deps.options.http?.auth !== undefined,
+  });
+  for (const [name, handler] of skills.legacy) legacy.methods.set(name, handler);
+  for (const [name, handler] of skills.modern) modern.set(name, handler);
   const tables = deps.resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
     : legacy;
@@ -127,7 +143,7 @@ function modernTable(deps: EraDeps): ReturnType<typeof modernMethods> {
     listenStreams: new PrincipalCounts(resolved.quotas.listenStreams),
     listTtlMs: resolved.listTtlMs,
     readTtlMs: resolved.readTtlMs,
-    callerScoped: options.http?.authenticate !== undefined,
+    callerScoped: options.http?.authenticate !== undefined || options.http?.auth !== undefined,
     maxInputRounds: resolved.maxInputRounds,
     requestStateTtlMs: resolved.requestStateTtlMs,
     now: deps.now,

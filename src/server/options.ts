@@ -112,6 +112,9 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     );
   }
   const quotas = resolveQuotas(options.quotas);
+  if (options.http?.auth !== undefined && options.http.authenticate !== undefined) {
+    throw new TypeError("Cannot create server: give http.auth or http.authenticate, not both");
+  }
   const serverInfo: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
   if (options.description !== undefined) serverInfo.description = options.description;

@@ -12,6 +12,7 @@ import { listenHttp } from "../runtime/listen.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import type { Server } from "./types.ts";
 import { requestPath } from "../http/requests.ts";
+import { isMetadataPath, metadataPaths } from "../auth/metadata.ts";
 
 /** How long the listener may take to stop after the server closed, before connections are cut. */
 const STOP_WAIT_MS = 2000;
@@ -82,7 +83,11 @@ class DrainGate {
   }
 
   async handle(request: Request): Promise<Response> {
-    if (requestPath(request.url) !== this.path) return new Response("Not found", { status: 404 });
+    const path = requestPath(request.url);
+    // The endpoint serves its Protected Resource Metadata (OAuth) at the well-known paths.
+    if (path !== this.path && !isMetadataPath(path)) {
+      return new Response("Not found", { status: 404 });
+    }
     if (this.#draining) {
       return new Response("Service unavailable: shutting down", {
         status: 503,
@@ -218,6 +223,7 @@ export async function serveHttp(
   /** Resolves when the listener has stopped. */
   readonly finished: Promise<void>;
 }> {
+  await refuseUnusedAuth(server, options);
   const path = options.path ?? "/mcp";
   const hostname = options.hostname ?? "127.0.0.1";
   const log = options.log ?? ((message: string) => console.error(message));
@@ -244,6 +250,33 @@ export async function serveHttp(
     finished: host.finished,
     shutdown,
   };
+}
+
+/**
+ * Refuses to serve when `options` carry OAuth (`setup.http` from
+ * `--auth-issuer`) that the server itself was not given: the endpoint's
+ * options belong to `createServer({ http })`, and serving without them would
+ * leave open a server its author believes protected.
+ *
+ * @throws {TypeError} When the server does not serve the metadata of that `auth`.
+ */
+async function refuseUnusedAuth(server: Server, options: ServeHttpOptions): Promise<void> {
+  if (!("auth" in options) || !isAuth(options.auth)) return;
+  const path = metadataPaths(options.auth.metadata.resource)[0] ?? "";
+  const probe = await server.fetch(new Request(`http://127.0.0.1${path}`));
+  await probe.body?.cancel();
+  if (probe.status !== 200) {
+    throw new TypeError(
+      "Cannot serve HTTP: the options carry http.auth but the server was created without it; pass them to createServer({ http }) too",
+    );
+  }
+}
+
+function isAuth(value: unknown): value is { metadata: { resource: string } } {
+  if (typeof value !== "object" || value === null || !("metadata" in value)) return false;
+  const metadata = value.metadata;
+  return typeof metadata === "object" && metadata !== null && "resource" in metadata &&
+    typeof metadata.resource === "string";
 }
 
 /** A running HTTP listener. */

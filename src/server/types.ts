@@ -18,69 +18,10 @@ import type { CacheOptions } from "../eras/modern/caching.ts";
 import type { ClientDescription, ClientRequestOptions } from "../core/context.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import type { PromptArgument, PromptDefinition } from "../core/prompts.ts";
-import type { ResourceDefinition } from "../core/resources.ts";
+import type { ResourceContext, ResourceDefinition } from "../core/resources.ts";
 import type { ResourceTemplateDefinition } from "../core/templates.ts";
 import type { ToolDefinition } from "../core/tools.ts";
-
-/**
- * The `tools` list of {@linkcode ServerOptions}: a {@linkcode ToolDefinition}
- * per entry, typed by its own schemas. `createServer()` infers `T` and `O`
- * from the literals, so a handler written inline takes its arguments from
- * its `inputSchema` and, when it declares an `outputSchema`, must return a
- * result whose `structuredContent` matches it, as with `defineTool()`. An
- * entry without an output schema may return text, blocks or any result.
- *
- * @typeParam T The input schema of each tool, in order.
- * @typeParam O The output schema of each tool, in order (anything but an
- *   object schema for a tool that declares none).
- *
- * @example
- * ```ts
- * import { defineTool, type ToolList } from "@warden/mcp";
- * const tools: ToolList = [defineTool({
- *   name: "ping",
- *   description: "Answers pong",
- *   inputSchema: { type: "object", properties: {} },
- *   handler: () => "pong",
- * })];
- * ```
- */
-export type ToolList<
-  T extends readonly ObjectSchema[] = readonly ObjectSchema[],
-  O extends readonly unknown[] = readonly unknown[],
-> =
-  // TypeScript infers T and O through two mapped types over the one array:
-  // the one over T gives each entry's input schema, the one over O its
-  // output schema (a single mapped type over pairs infers neither). They
-  // form a union: the contextual type of an intersection of mapped types is
-  // resolved against T's constraint, which loses the handlers' argument
-  // types. The one over O sits in the false branch of a condition every
-  // list meets, so it is `never` once O is inferred: it takes part in
-  // inference only (TypeScript infers to both branches), and entries are
-  // checked, and errors reported, against the ToolDefinition list alone.
-  // Its entries are tools too, so the list still reads as tools while O
-  // is generic (in createServer()'s own body). Their `outputSchema` is
-  // required: without exactOptionalPropertyTypes an optional one would drop
-  // the `undefined` from a defineTool() result's `ObjectSchema | undefined`,
-  // and hold that tool to an output schema it does not declare.
-  | ([O] extends [readonly unknown[]] ? never
-    : {
-      readonly [K in keyof O]: Omit<ToolDefinition, "outputSchema"> & {
-        readonly outputSchema: O[K] & ObjectSchema;
-      };
-    })
-  | {
-    readonly [K in keyof T]: ToolDefinition<
-      T[K],
-      // A tool without an output schema (O[K] is then `unknown` inline,
-      // `ObjectSchema | undefined` from a defineTool() result; `never` is
-      // guarded too) returns anything a handler may.
-      K extends keyof O ? [O[K]] extends [never] ? ObjectSchema | undefined
-        : O[K] extends ObjectSchema ? O[K]
-        : ObjectSchema | undefined
-        : ObjectSchema | undefined
-    >;
-  };
+import type { ToolList } from "./tool_list.ts";
 
 /**
  * Options of {@linkcode createServer}. The `Implementation` fields (`name`,
@@ -288,7 +229,7 @@ export interface ClientSession {
   roots(options?: ClientRequestOptions): Promise<Root[]>;
 }
 
-export type { ItemHandle };
+export type { ItemHandle, ToolList };
 
 /**
  * An MCP server: register tools, resources and prompts, then `connect()` it
@@ -329,6 +270,79 @@ export interface Server {
   prompt<const A extends readonly PromptArgument[] = readonly []>(
     definition: PromptDefinition<A>,
   ): ItemHandle<PromptDefinition>;
+  /**
+   * Publishes an Agent Skill (the skills extension, SEP-2640) that
+   * `loadSkill()` from `@warden/mcp/skills` read from a directory or from
+   * memory (a separate entry, so that a server publishing no skill never
+   * loads its YAML parser). Each file is served as a resource,
+   * `skill://<path>/<file>`, with its SHA-256 digest and size in the
+   * `skills/list` and `skills/get` entries; the access policy, the audit
+   * and the redactor treat them as any resource. The extension is declared
+   * while a skill is registered. Load and publish again after `remove()`
+   * to serve a changed skill. See docs/skills.md.
+   *
+   * @throws {TypeError} A value `loadSkill()` did not return; a skill whose
+   *   SKILL.md or a file URI is already registered.
+   */
+  skill(
+    loaded: {
+      /** The skill path. */
+      readonly path: string;
+      /** The URI of its SKILL.md. */
+      readonly uri: string;
+    },
+  ): {
+    /** The URI of the skill's SKILL.md. */
+    readonly uri: string;
+    /** Withdraws the skill and its files; false when already withdrawn. */
+    remove(): boolean;
+  };
+  /**
+   * Declares an MCP App (the apps extension, SEP-1865) in one call: a view,
+   * the `ui://` resource of type `text/html;profile=mcp-app` whose
+   * `_meta.ui` carries its CSP and permissions, and the tools linked to it
+   * by `_meta.ui.resourceUri`: `tools` are visible to the model and the
+   * app, `appTools` to the app only (listed and callable only for clients
+   * that declare the extension). Returns the view's handle. See
+   * docs/apps.md.
+   *
+   * @throws {TypeError} A URI that is not a plain `ui://` URI, a CSP entry
+   *   that is not an origin, an unknown permission, a name already taken.
+   */
+  app(definition: {
+    /** The view's URI, `ui://…`. */
+    readonly uri: string;
+    /** Its programmatic name. */
+    readonly name: string;
+    /** Its human-readable name. */
+    readonly title?: string;
+    /** What it shows. */
+    readonly description?: string;
+    /** The HTML document, or a function that produces it on each read. */
+    readonly html: string | ((context: ResourceContext) => string | Promise<string>);
+    /** The external origins it needs (`https://api.example.com`); none by default. */
+    readonly csp?: {
+      readonly connectDomains?: readonly string[];
+      readonly resourceDomains?: readonly string[];
+      readonly frameDomains?: readonly string[];
+      readonly baseUriDomains?: readonly string[];
+    };
+    /** The browser permissions it asks for, each as `{}`. */
+    readonly permissions?: {
+      readonly camera?: Record<string, never>;
+      readonly microphone?: Record<string, never>;
+      readonly geolocation?: Record<string, never>;
+      readonly clipboardWrite?: Record<string, never>;
+    };
+    /** A dedicated sandbox origin, in the host's format. */
+    readonly domain?: string;
+    /** Whether the host should draw a border around it. */
+    readonly prefersBorder?: boolean;
+    /** Tools that open the view: visible to the model and to the app. */
+    readonly tools?: readonly ToolDefinition[];
+    /** Tools only the view calls: hidden from the model. */
+    readonly appTools?: readonly ToolDefinition[];
+  }): ItemHandle<ResourceDefinition>;
   /**
    * Removes a tool or prompt (by name), a resource (by URI) or a template (by
    * its template string); false when there was none. Live sessions are told

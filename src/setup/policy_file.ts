@@ -18,6 +18,11 @@ import { checkGuardrailsConfig } from "../guardrails/policy/create_guardrails.ts
 import { loadGitleaksRules } from "../guardrails/redact/gitleaks.ts";
 import { dirname, resolve } from "node:path";
 import { readTextFile } from "../runtime/host.ts";
+import { type AuthPolicy, checkAuthPolicy } from "./auth_policy.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 function position(text: string, offset: number): string {
   let line = 1;
@@ -105,6 +110,26 @@ export async function parsePolicy(
   source: string,
   baseDir = ".",
 ): Promise<GuardrailsConfig> {
+  const { config, auth } = await readPolicy(text, source, baseDir);
+  if (auth !== undefined) {
+    // Dropping it would leave a server its author believes protected open; say where it goes.
+    throw new TypeError(
+      `Cannot load policy ${source}: auth is read by serverSetup(); in code, pass http.auth: oauthResourceServer(...)`,
+    );
+  }
+  return config;
+}
+
+/**
+ * A policy's guardrails and its `auth` section (the HTTP endpoint's OAuth
+ * options, which `serverSetup()` reads), checked as {@linkcode parsePolicy}
+ * checks them.
+ */
+export async function readPolicy(
+  text: string,
+  source: string,
+  baseDir = ".",
+): Promise<{ config: GuardrailsConfig; auth: AuthPolicy | undefined }> {
   const { parseTree, printParseErrorCode } = await loadJsoncParser();
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -118,7 +143,16 @@ export async function parsePolicy(
   if (tree === undefined) throw new SyntaxError(`Cannot parse policy ${source}: the file is empty`);
   const value = valueOf(tree, text, source);
   try {
-    return await withGitleaksRules(checkGuardrailsConfig(value), baseDir);
+    // The `auth` section configures the HTTP endpoint, not a guardrail: checked on its own.
+    if (isRecord(value) && Object.hasOwn(value, "auth")) {
+      const { auth, ...rest } = value;
+      const config = await withGitleaksRules(checkGuardrailsConfig(rest), baseDir);
+      return { config, auth: checkAuthPolicy(auth) };
+    }
+    return {
+      config: await withGitleaksRules(checkGuardrailsConfig(value), baseDir),
+      auth: undefined,
+    };
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const message = `Cannot load policy ${source}: ${error.message}`;
@@ -140,6 +174,14 @@ export async function parsePolicy(
 export async function loadPolicyFile(path: string): Promise<GuardrailsConfig> {
   const text = await readTextFile(path, "policy");
   return await parsePolicy(text, path, dirname(path));
+}
+
+/** A policy file's guardrails and `auth` section ({@linkcode readPolicy} on a file). */
+export async function readPolicyFile(
+  path: string,
+): Promise<{ config: GuardrailsConfig; auth: AuthPolicy | undefined }> {
+  const text = await readTextFile(path, "policy");
+  return await readPolicy(text, path, dirname(path));
 }
 
 /** The config with a `redact.gitleaksRules` file read into `redact.rules`. */

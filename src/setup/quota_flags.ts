@@ -48,3 +48,25 @@ export function parseQuotaFlags(values: readonly string[]): QuotaFlags | string 
   }
   return quotas;
 }
+
+/**
+ * Sets `flags.quotas` from the `--quota` values parsed (none: nothing);
+ * returns what is wrong with them, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { readQuotaFlags } from "./quota_flags.ts";
+ * const flags: { quotas?: { tasks?: number } } = {};
+ * console.assert(readQuotaFlags(["tasks=5"], flags) === undefined && flags.quotas?.tasks === 5);
+ * ```
+ */
+export function readQuotaFlags(
+  values: unknown,
+  flags: { quotas?: QuotaFlags },
+): string | undefined {
+  if (!Array.isArray(values)) return undefined;
+  const quotas = parseQuotaFlags(values.map(String));
+  if (typeof quotas === "string") return quotas;
+  flags.quotas = quotas;
+  return undefined;
+}

@@ -11,13 +11,7 @@
 import { isRecord } from "../jsonrpc/messages.ts";
 import type { TokenBucket } from "./token_bucket.ts";
 import { isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
-import {
-  type BucketTake,
-  type BucketTakeResult,
-  type SetOptions,
-  type SharedStore,
-  StoreUnavailableError,
-} from "./shared_store.ts";
+import { type BucketTake, type SharedStore, StoreUnavailableError } from "./shared_store.ts";
 import { bucketTtlMs, takeBuckets } from "./take_buckets.ts";
 
 type KvKey = readonly (string | number)[];
@@ -167,7 +161,7 @@ export class KvStore implements SharedStore {
   }
 
   /** Takes from every bucket or none: read, decide, commit if nothing changed meanwhile. */
-  take(takes: readonly BucketTake[]): Promise<BucketTakeResult> {
+  take(takes: readonly BucketTake[]): ReturnType<SharedStore["take"]> {
     if (takes.length === 0) return Promise.resolve({ allowed: true });
     const keys = takes.map((take): KvKey => ["warden", "rl", take.key]);
     return this.#use(async (kv) => {
@@ -202,7 +196,11 @@ export class KvStore implements SharedStore {
   }
 
   /** Stores `value`; `ifAbsent` is an atomic check that the key holds nothing. */
-  set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
+  set(
+    key: string,
+    value: string,
+    options: Parameters<SharedStore["set"]>[2] = {},
+  ): Promise<boolean> {
     const kvKey: KvKey = ["warden", "value", key];
     const expiry = options.ttlMs === undefined ? {} : { expireIn: Math.max(1, options.ttlMs) };
     return this.#use(async (kv) => {

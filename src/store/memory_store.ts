@@ -7,7 +7,7 @@
  */
 
 import { type BucketStore, MemoryBucketStore } from "./bucket_store.ts";
-import type { BucketTake, BucketTakeResult, SetOptions, SharedStore } from "./shared_store.ts";
+import type { BucketTake, SharedStore } from "./shared_store.ts";
 import { takeBuckets } from "./take_buckets.ts";
 
 /**
@@ -71,7 +71,7 @@ export class MemoryStore implements SharedStore {
   }
 
   /** Takes from every bucket or none (see {@linkcode SharedStore.take}). */
-  take(takes: readonly BucketTake[]): Promise<BucketTakeResult> {
+  take(takes: readonly BucketTake[]): ReturnType<SharedStore["take"]> {
     try {
       const current = takes.map((take) => this.#bucketMap.get(take.key));
       const { result, writes } = takeBuckets(takes, current, this.#now());
@@ -91,7 +91,11 @@ export class MemoryStore implements SharedStore {
   }
 
   /** Stores `value` (see {@linkcode SharedStore.set}); check and write with no `await` between. */
-  set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
+  set(
+    key: string,
+    value: string,
+    options: Parameters<SharedStore["set"]>[2] = {},
+  ): Promise<boolean> {
     if (options.ifAbsent === true && this.#read(key) !== undefined) return Promise.resolve(false);
     const expires = options.ttlMs === undefined ? Infinity : this.#now() + options.ttlMs;
     this.#values.set(key, { value, expires });

@@ -9,13 +9,7 @@
 
 import { loadRedisClient, type RedisConnection } from "../runtime/npm/redis.ts";
 import { describeUrl, isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
-import {
-  type BucketTake,
-  type BucketTakeResult,
-  type SetOptions,
-  type SharedStore,
-  StoreUnavailableError,
-} from "./shared_store.ts";
+import { type BucketTake, type SharedStore, StoreUnavailableError } from "./shared_store.ts";
 import { bucketTtlMs } from "./take_buckets.ts";
 import { isReplyError, TAKE_SCRIPT, takeReply } from "./redis_take.ts";
 
@@ -227,7 +221,7 @@ export class RedisStore implements SharedStore {
   }
 
   /** Takes from every bucket or none, in one script run on the Redis server. */
-  async take(takes: readonly BucketTake[]): Promise<BucketTakeResult> {
+  async take(takes: readonly BucketTake[]): ReturnType<SharedStore["take"]> {
     if (takes.length === 0) return { allowed: true };
     const keys = takes.map((take) => `${this.#prefix}rl:${take.key}`);
     const args = takes.flatMap((take) => [
@@ -264,7 +258,11 @@ export class RedisStore implements SharedStore {
   }
 
   /** Stores `value` with `SET` (`PX` for the TTL, `NX` for set-if-absent). */
-  async set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
+  async set(
+    key: string,
+    value: string,
+    options: Parameters<SharedStore["set"]>[2] = {},
+  ): Promise<boolean> {
     const args = ["SET", this.#prefix + key, value];
     if (options.ttlMs !== undefined) args.push("PX", String(Math.max(1, Math.ceil(options.ttlMs))));
     if (options.ifAbsent === true) args.push("NX");

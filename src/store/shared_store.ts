@@ -35,59 +35,6 @@ export interface BucketTake {
 }
 
 /**
- * The outcome of {@linkcode SharedStore.take}: all taken, or none and which refused.
- *
- * @example Telling the caller when to come back
- * ```ts
- * import { type BucketTakeResult, MemoryStore } from "@warden/mcp/store";
- * const store = new MemoryStore();
- * const buckets = [
- *   { key: "global", capacity: 100, refillPerSecond: 10, cost: 1 },
- *   { key: "user:ada", capacity: 5, refillPerSecond: 0.1, cost: 1 },
- * ];
- * const result: BucketTakeResult = await store.take(buckets);
- * if (!result.allowed) {
- *   const which = result.refused.map((index) => buckets[index]?.key).join(", ");
- *   console.error(`Limited by ${which}: retry in ${result.retryAfterSeconds} s`);
- * }
- * ```
- */
-export type BucketTakeResult =
-  | { readonly allowed: true }
-  | {
-    readonly allowed: false;
-    /** Whole seconds until every refusing bucket can pay, at least 1. */
-    readonly retryAfterSeconds: number;
-    /** Indexes in the request of the buckets that refused. */
-    readonly refused: readonly number[];
-  };
-
-/**
- * Options for {@linkcode SharedStore.set}.
- *
- * @example One instance of several runs the nightly job: a lock that expires
- * ```ts
- * import { MemoryStore, type SetOptions } from "@warden/mcp/store";
- * const store = new MemoryStore();
- * const lock: SetOptions = { ifAbsent: true, ttlMs: 10 * 60_000 };
- * const mine = await store.set("lock:nightly-export", crypto.randomUUID(), lock);
- * if (mine) console.error("this instance runs tonight's export");
- * ```
- */
-export interface SetOptions {
-  /**
-   * How long the value lives, in ms.
-   * @default {undefined} (until overwritten)
-   */
-  ttlMs?: number;
-  /**
-   * Write only if the key holds nothing (set-if-absent).
-   * @default {false}
-   */
-  ifAbsent?: boolean;
-}
-
-/**
  * State shared by the server instances that open the same store. Every
  * method may reject with {@linkcode StoreUnavailableError} while the backend
  * cannot be reached; none of them throws for that synchronously.
@@ -107,11 +54,28 @@ export interface SharedStore {
    * Takes `cost` from every bucket, all or nothing, atomically across every
    * instance sharing the store. A missing bucket starts full.
    */
-  take(buckets: readonly BucketTake[]): Promise<BucketTakeResult>;
+  take(buckets: readonly BucketTake[]): Promise<
+    | { readonly allowed: true }
+    | {
+      readonly allowed: false;
+      /** Whole seconds until every refusing bucket can pay, at least 1. */
+      readonly retryAfterSeconds: number;
+      /** Indexes in the request of the buckets that refused. */
+      readonly refused: readonly number[];
+    }
+  >;
   /** The value under `key`, or `undefined`. */
   get(key: string): Promise<string | undefined>;
-  /** Stores `value`; answers false when `ifAbsent` found a value already. */
-  set(key: string, value: string, options?: SetOptions): Promise<boolean>;
+  /**
+   * Stores `value`; answers false when `ifAbsent` found a value already.
+   * `ttlMs` is how long the value lives (until overwritten when absent);
+   * `ifAbsent` writes only if the key holds nothing (set-if-absent).
+   */
+  set(
+    key: string,
+    value: string,
+    options?: { readonly ttlMs?: number; readonly ifAbsent?: boolean },
+  ): Promise<boolean>;
   /** Sends `message` to every subscriber of `channel`, on every instance (this one too). */
   publish(channel: string, message: string): Promise<void>;
   /** Calls `listener` with each message on `channel`; resolves to the unsubscribe. */
@@ -119,6 +83,12 @@ export interface SharedStore {
   /** Releases the connection; the store is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/** The outcome of {@linkcode SharedStore.take}: all taken, or none and which refused. */
+export type BucketTakeResult = Awaited<ReturnType<SharedStore["take"]>>;
+
+/** Options for {@linkcode SharedStore.set}: a time to live, and set-if-absent. */
+export type SetOptions = NonNullable<Parameters<SharedStore["set"]>[2]>;
 
 /**
  * The backend of a {@linkcode SharedStore} cannot be reached (or answered

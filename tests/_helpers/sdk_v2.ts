@@ -21,13 +21,18 @@ import { isRecord } from "./helpers.ts";
 import { ROOT } from "./subprocess.ts";
 
 export {
+  ClientCredentialsProvider,
+  DpopSession,
   type McpSubscription,
   MissingRequiredClientCapabilityError,
+  type OAuthClientProvider,
   ProtocolError,
   ResourceNotFoundError,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
+  withDpop,
 } from "npm:@modelcontextprotocol/client@2.4.0";
 export { Client, type ClientOptions, type ElicitRequest, type ElicitResult, StdioClientTransport };
 

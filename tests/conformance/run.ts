@@ -4,7 +4,10 @@
  * stateless revision's required and reported scenarios) and
  * `--spec-version 2025-11-25 --suite all` (the legacy session era). Fails
  * on any FAILURE or WARNING check, except in the scenarios listed in
- * PENDING with the issue that will make them pass. `--runs N` repeats it
+ * PENDING with the issue that will make them pass. The skills extension's
+ * scenarios (SEP-2640), which no requirement set includes, run by name in
+ * both eras, and a SKIPPED check there fails the run: the suite skips them
+ * all when the extension is undeclared. `--runs N` repeats it
  * (flake hunting); the suite's server mode speaks HTTP only.
  *
  *   deno task conformance [--runs N] [--set 2026|2025|both] [--scenario NAME]
@@ -22,6 +25,23 @@ function pendingReason(scenario: string): string | undefined {
   for (const [prefix, reason] of PENDING) if (scenario.startsWith(prefix)) return reason;
   return undefined;
 }
+
+/**
+ * Scenarios whose every check must run: the skills extension's (SEP-2640).
+ * The one skip allowed is the suite's own "not applicable on negotiated
+ * protocol" for the cache attributes, which do not exist before 2026-07-28.
+ */
+function mustNotSkip(scenario: string, message: string | undefined): boolean {
+  if (!scenario.startsWith("sep-2640-skills-")) return false;
+  return !(message ?? "").startsWith("not applicable on negotiated protocol");
+}
+
+/** Extension scenarios no requirement set includes, run one by one in both sets. */
+const EXTENSION_SCENARIOS = [
+  "sep-2640-skills-enumeration",
+  "sep-2640-skills-manifest",
+  "sep-2640-skills-directory",
+] as const;
 
 const SETS = {
   "2026": ["--requirements", "2026-07-28"],
@@ -105,7 +125,11 @@ async function tallyResults(dir: string): Promise<Tally> {
     const pending = pendingReason(scenario);
     for (const check of checks) {
       if (check.status === "SUCCESS") tally.success++;
-      else if (check.status === "INFO" || check.status === "SKIPPED") tally.info++;
+      else if (check.status === "SKIPPED" && mustNotSkip(scenario, check.errorMessage)) {
+        // The suite skips every skills check when the extension is undeclared: that is no pass.
+        tally.failure++;
+        tally.problems.push(`${scenario}: ${check.id} SKIPPED ${check.errorMessage ?? ""}`);
+      } else if (check.status === "INFO" || check.status === "SKIPPED") tally.info++;
       else if (pending !== undefined) {
         tally.pending.push(`${scenario}: ${check.id} ${check.status} (pending: ${pending})`);
       } else {
@@ -120,10 +144,21 @@ async function tallyResults(dir: string): Promise<Tally> {
   return tally;
 }
 
-async function runOnce(run: number, set: keyof typeof SETS): Promise<boolean> {
+async function runOnce(
+  run: number,
+  set: keyof typeof SETS,
+  scenario: string | undefined,
+): Promise<boolean> {
   const port = freePort();
   const fixture = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "examples/conformance.ts", "--port", String(port)],
+    // No read permission: the fixture's skills are in memory.
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "examples/conformance.ts",
+      "--port",
+      String(port),
+    ],
     cwd: root,
     stdin: "null",
     stdout: "null",
@@ -143,11 +178,13 @@ async function runOnce(run: number, set: keyof typeof SETS): Promise<boolean> {
       `http://127.0.0.1:${port}/mcp`,
       "-o",
       results,
-      ...(values.scenario === undefined ? SETS[set] : [
+      ...(scenario === undefined ? SETS[set] : [
         "--scenario",
-        values.scenario,
-        // Extension scenarios (tasks-*) are off the spec timeline: --force runs them.
-        ...(set === "2026" ? ["--spec-version", "2026-07-28", "--force"] : []),
+        scenario,
+        // Extension scenarios (tasks-*, sep-2640-*) are off the spec timeline: --force runs them.
+        ...(set === "2026"
+          ? ["--spec-version", "2026-07-28", "--force"]
+          : ["--spec-version", "2025-11-25", "--force"]),
       ]),
     ];
     const suite = await new Deno.Command(Deno.execPath(), {
@@ -160,7 +197,9 @@ async function runOnce(run: number, set: keyof typeof SETS): Promise<boolean> {
     // The exit code counts only scored scenarios; every check is read here instead.
     const clean = tally.failure === 0 && tally.warning === 0 && tally.scenarios > 0;
     console.log(
-      `conformance run ${run} (${set}): ${tally.scenarios} scenarios, ${tally.success} success, ${tally.failure} failure, ` +
+      `conformance run ${run} (${set}${
+        scenario === undefined ? "" : ` ${scenario}`
+      }): ${tally.scenarios} scenarios, ${tally.success} success, ${tally.failure} failure, ` +
         `${tally.warning} warning, ${tally.info} info, exit ${suite.code}: ${
           clean ? "clean" : "NOT CLEAN"
         }`,
@@ -191,7 +230,15 @@ async function runOnce(run: number, set: keyof typeof SETS): Promise<boolean> {
 let clean = 0;
 for (let run = 1; run <= runs; run++) {
   let all = true;
-  for (const set of sets) all = (await runOnce(run, set)) && all;
+  for (const set of sets) {
+    if (values.scenario !== undefined) {
+      all = (await runOnce(run, set, values.scenario)) && all;
+      continue;
+    }
+    all = (await runOnce(run, set, undefined)) && all;
+    // The requirement sets leave extensions out: the skills scenarios run by name.
+    for (const scenario of EXTENSION_SCENARIOS) all = (await runOnce(run, set, scenario)) && all;
+  }
   if (all) clean++;
 }
 console.log(`conformance: ${clean} of ${runs} runs clean`);

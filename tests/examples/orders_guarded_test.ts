@@ -1,6 +1,6 @@
 /**
  * The order desk under its policy, as `deno task start:guarded` runs it: a
- * child process with `--allow-read=examples/policy.jsonc` and no other
+ * child process with `--allow-read=examples` (policy, skill, app) and no other
  * permission, spoken to over real pipes. Also: a bad policy file stops it
  * with exit code 2, and `--audit FILE` (with `--allow-write=FILE`) survives
  * EOF and SIGTERM with every entry written.
@@ -74,7 +74,7 @@ Deno.test("deno task start:guarded hides and refuses cancel_order, limits get_or
   const args = await taskArgs("start:guarded");
   assert.deepEqual(args, [
     "run",
-    "--allow-read=examples/policy.jsonc",
+    "--allow-read=examples",
     "examples/orders.ts",
     "--policy",
     "examples/policy.jsonc",
@@ -124,6 +124,13 @@ Deno.test("deno task start:guarded hides and refuses cancel_order, limits get_or
       `Paid through the partner API with key ${MASK}`,
     );
 
+    // The desk's skill and its order board, under the same policy, audited like any resource.
+    const skill = resultOf(await desk.call("skills/get", { uri: "skill://order-desk/SKILL.md" }));
+    assert.ok(isRecord(skill.skill) && isRecord(skill.skill.frontmatter));
+    assert.equal(skill.skill.frontmatter.name, "order-desk");
+    const board = resultOf(await desk.call("resources/read", { uri: "ui://order-desk/board" }));
+    assert.match(textOf(board, "contents"), /ui\/initialize/);
+
     await desk.closeInput();
     const status = await within(desk.status, 10_000, "the example to exit after EOF");
     assert.equal(status.code, 0);
@@ -131,13 +138,13 @@ Deno.test("deno task start:guarded hides and refuses cancel_order, limits get_or
 
     assertOnlyReplies(desk.stdout, desk.requests());
     assert.ok(!desk.stdout.join("\n").includes(ODK_KEY), "the key never reaches stdout");
-    // One audit line per guarded call: 1 cancel_order, 6 get_order, 1 resources/read.
+    // One audit line per guarded call: 1 cancel_order, 6 get_order, 2 resources/read, 1 skills/get.
     const entries = auditLines(desk.stderr);
-    assert.equal(entries.length, 8);
-    assert.deepEqual(entries.map((entry) => entry.seq), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(entries.length, 10);
+    assert.deepEqual(entries.map((entry) => entry.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     assert.deepEqual(
       entries.map((entry) => entry.outcome).sort(),
-      ["denied", "ok", "ok", "ok", "ok", "ok", "ok", "rate_limited"],
+      ["denied", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "rate_limited"],
     );
     const other = desk.stderr.filter((line) => line.trim() !== "" && !line.startsWith("{"));
     assert.equal(other.length, 1, JSON.stringify(other));

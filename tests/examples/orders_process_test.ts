@@ -42,6 +42,8 @@ Deno.test("examples/orders.ts serves a client over real pipes with no permission
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
       completions: {},
+      // The order board; no skills: without --allow-read the desk publishes none.
+      extensions: { "io.modelcontextprotocol/ui": {} },
     });
     await example.send({ jsonrpc: "2.0", method: "notifications/initialized" });
 
@@ -93,6 +95,7 @@ Deno.test("examples/orders.ts serves a client over real pipes with no permission
       "orders://ORD-1",
       "orders://ORD-2",
       "orders://readme",
+      "ui://order-desk/board",
     ]);
 
     const read = resultOf(await example.call("resources/read", { uri: "orders://ORD-1" }));

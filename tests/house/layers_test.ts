@@ -26,12 +26,15 @@ export const LAYERS: readonly string[] = [
   "src/eras/modern", // what only 2026-07-28 requests need
   "src/eras/tasks", // the tasks extension, on the modern era
   "src/eras/methods", // the two front doors: their method tables
+  "src/extensions/skills", // the skills extension (SEP-2640): skills as resources, skills/*
+  "src/extensions/apps", // the apps extension (SEP-1865): ui:// views linked from tools
   "src/guardrails/redact",
   "src/guardrails/access",
   "src/guardrails/rate_limit",
   "src/guardrails/audit",
   "src/guardrails/telemetry",
   "src/guardrails/policy", // all guardrails from one configuration
+  "src/auth", // OAuth 2.1 resource server: metadata, challenges, token checks
   "src/http", // the Streamable HTTP endpoint
   "src/server", // createServer, serveStdio, serveHttp
   "src/setup", // flags and policy files

@@ -52,7 +52,15 @@ Deno.test("the official SDK client lists, calls, reads and gets from examples/or
     assert.deepEqual(missing.content, [{ type: "text", text: "no order named 'ORD-9'" }]);
 
     const { resources } = await client.listResources();
-    assert.equal(resources.length, 3);
+    // The orders, the order board (MCP Apps) and the desk's skill files (SEP-2640).
+    assert.deepEqual(resources.map((resource) => resource.uri).sort(), [
+      "orders://ORD-1",
+      "orders://ORD-2",
+      "orders://readme",
+      "skill://order-desk/SKILL.md",
+      "skill://order-desk/references/STATUSES.md",
+      "ui://order-desk/board",
+    ]);
     const { contents } = await client.readResource({ uri: "orders://readme" });
     assert.equal(contents.length, 1);
     const [readme] = contents;

@@ -32,6 +32,8 @@ export type { ContextServices };
 
 /** The context of one request on a legacy session. */
 export class HandlerContext extends ContextBase implements RequestContext {
+  /** The grant of the token this request came with (the session's latest, read once). */
+  readonly auth: McpSession["auth"];
   readonly #session: McpSession;
 
   constructor(
@@ -50,6 +52,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
       (method, params, related) => session.notify(method, params, related),
     );
     this.#session = session;
+    this.auth = session.auth;
   }
 
   get client(): ClientDescription {

@@ -145,7 +145,8 @@ function listTools(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("tools", params, session.principal, false).result;
+  const { principal, clientCapabilities, auth } = session;
+  return deps.core.list("tools", params, principal, false, clientCapabilities, auth?.scopes).result;
 }
 
 /** `resources/list`. */
@@ -154,7 +155,14 @@ function listResources(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resources", params, session.principal, false).result;
+  return deps.core.list(
+    "resources",
+    params,
+    session.principal,
+    false,
+    undefined,
+    session.auth?.scopes,
+  ).result;
 }
 
 /** `prompts/list`. */
@@ -163,7 +171,14 @@ function listPrompts(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("prompts", params, session.principal, false).result;
+  return deps.core.list(
+    "prompts",
+    params,
+    session.principal,
+    false,
+    undefined,
+    session.auth?.scopes,
+  ).result;
 }
 
 /** `resources/templates/list`. */
@@ -172,7 +187,15 @@ function listResourceTemplates(
   params: JsonRpcParams,
   { session }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list("resourceTemplates", params, session.principal, false).result;
+  return deps.core.list(
+    "resourceTemplates",
+    params,
+    session.principal,
+    false,
+    undefined,
+    session.auth?.scopes,
+  )
+    .result;
 }
 
 /** A legacy session's wire answer for an outcome: the result, or its error as decided. */
@@ -204,6 +227,8 @@ function factsOf(
     context._meta,
     "legacy",
     deps.services.callMask,
+    false,
+    context.auth,
   );
 }
 

@@ -132,6 +132,7 @@ async function itemCall(
     deps.services,
     (m, p, related) => session.notify(m, p, related),
     ledger,
+    session.auth,
   );
   const refused = trip.overQuota;
   const step = refused !== undefined

@@ -13,6 +13,7 @@ import type { McpSession } from "../../core/session.ts";
 import { listHints } from "../modern/caching.ts";
 import { discoverResult } from "../modern/discover.ts";
 import { modernResult } from "../modern/exchange.ts";
+import type { RequestMeta } from "../modern/meta.ts";
 import { TASKS_EXTENSION } from "../tasks/methods.ts";
 import { type ModernDeps, variesByCaller } from "./modern_deps.ts";
 
@@ -30,8 +31,9 @@ export function listTools(
   deps: ModernDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
+  meta: RequestMeta,
 ): Record<string, unknown> {
-  return listed(deps, "tools", params, request);
+  return listed(deps, "tools", params, request, meta.clientCapabilities);
 }
 
 /** `resources/list`. */
@@ -67,8 +69,17 @@ function listed(
   list: ListName | "resourceTemplates",
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
+  capabilities?: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const { result, caches } = deps.core.list(list, params, request.session.principal, true);
+  const { principal, auth } = request.session;
+  const { result, caches } = deps.core.list(
+    list,
+    params,
+    principal,
+    true,
+    capabilities,
+    auth?.scopes,
+  );
   return modernResult(
     deps.serverInfo,
     result,

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { AuthGrant } from "../../call/context.ts";
 import type { InflightRequest } from "../../dispatcher/inflight.ts";
 import { isRecord, type JsonRpcId } from "../../jsonrpc/messages.ts";
 import {
@@ -108,6 +109,7 @@ function parseAnswer<T>(ask: ClientAsk<T>, answer: unknown): T {
 export class ModernContext extends ContextBase implements RequestContext {
   readonly client: ClientDescription;
   readonly ledger: InputLedger;
+  readonly auth: AuthGrant | undefined;
   readonly #meta: RequestMeta;
 
   constructor(
@@ -118,8 +120,10 @@ export class ModernContext extends ContextBase implements RequestContext {
     services: ContextServices,
     notify: RequestNotifier,
     ledger: InputLedger,
+    auth: AuthGrant | undefined,
   ) {
     super(id, principal, meta.raw, request, services, notify);
+    this.auth = auth;
     this.#meta = meta;
     this.ledger = ledger;
     this.client = {
@@ -143,6 +147,7 @@ export class ModernContext extends ContextBase implements RequestContext {
       this.services,
       this.notifier,
       this.ledger,
+      this.auth,
     );
   }
 

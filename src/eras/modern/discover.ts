@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isRecord } from "../../jsonrpc/messages.ts";
 import type { RequestCore } from "../../core/request_core.ts";
 
 /** What a discover result is made of. */
@@ -23,7 +24,9 @@ export interface DiscoverSource {
 export function discoverResult(source: DiscoverSource): Record<string, unknown> {
   const capabilities = source.core.capabilities();
   if (source.extensions !== undefined && Object.keys(source.extensions).length > 0) {
-    capabilities.extensions = { ...source.extensions };
+    // The extensions in use (skills, apps) join those of this front door (tasks).
+    const inUse = isRecord(capabilities.extensions) ? capabilities.extensions : {};
+    capabilities.extensions = { ...source.extensions, ...inUse };
   }
   const result: Record<string, unknown> = {
     supportedVersions: [...source.supportedVersions],

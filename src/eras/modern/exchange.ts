@@ -43,6 +43,7 @@ export function modernFacts(
     "modern",
     mask,
     continuation,
+    request.session.auth,
   );
 }
 

@@ -53,7 +53,7 @@ export function toolCallStep(
   context: ModernContext,
 ): CallNext {
   return (call): Promise<CallOutcome> => {
-    const tool = core.registry.tools.get(call.name);
+    const tool = core.usableTool(call.name, context.client.capabilities);
     if (tool === undefined) return Promise.resolve(notFound("tool", call.name, call.context.mask));
     const support = tool.definition.task ?? "never";
     if (support === "never") return core.callTool(context)(call);

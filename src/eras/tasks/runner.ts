@@ -156,6 +156,7 @@ export class TaskRunner {
         if (method === "notifications/progress") this.#progress(run, params);
       },
       ledger,
+      parent.auth,
     );
   }
 

@@ -66,6 +66,12 @@ export interface AuditEntry {
   duration_ms: number;
   /** The request's id; null for a notification. */
   request_id: string | number | null;
+  /**
+   * What the redaction guardrail noticed beyond masking: `split_secrets`
+   * counts secrets found split across two adjacent fields or content
+   * blocks of the result (masked in both). Absent when there was none.
+   */
+  redaction?: { split_secrets: number };
 }
 
 /** What the pipeline supplies for an entry; the core adds `seq` and `time`. */
@@ -167,6 +173,9 @@ export function nextAuditEntry(state: AuditState, input: AuditInput, now: number
     duration_ms: Number.isFinite(duration) && duration > 0 ? Math.round(duration * 1000) / 1000 : 0,
     request_id: input.request_id,
   };
+  if (input.redaction !== undefined) {
+    entry.redaction = { split_secrets: input.redaction.split_secrets };
+  }
   return { entry, state: { seq } };
 }
 

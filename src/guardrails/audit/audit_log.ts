@@ -23,7 +23,7 @@ import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
-import { redactorMask } from "../redact/guardrail.ts";
+import { redactorMask, splitSecrets } from "../redact/guardrail.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 import { lineSinkOf } from "./audit_sinks.ts";
 import { ChainWriter } from "./chain_writer.ts";
@@ -134,7 +134,9 @@ function auditInput(
   monotonic: () => number,
 ): AuditInput {
   const { context } = call;
+  const split = outcome === undefined ? undefined : splitSecrets.get(outcome);
   return {
+    ...(split === undefined ? {} : { redaction: { split_secrets: split } }),
     principal: context.principal ?? null,
     // nextAuditEntry copies the name and version alone.
     client: mask(context.client.info ?? null),

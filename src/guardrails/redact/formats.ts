@@ -37,6 +37,9 @@ export const ALPHABETS: Readonly<Record<string, string>> = Object.freeze({
   "2": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
   g: "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
   q: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789=_.-",
+  w: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_",
+  n: "abcdefghijklmnopqrstuvwxyz0123456789-",
+  k: "_-",
   "=": "=",
 });
 

@@ -8,7 +8,7 @@
  * MCP traffic has no file paths or commits, so an allowlist's `paths` and
  * `commits` never allow a finding (a redactor that errs masks more), and a
  * rule's `path` does not narrow where it runs; a rule with only a `path`
- * and no `regex` is refused.
+ * and no `regex` (a rule about files) is left out.
  *
  * @module
  */
@@ -106,7 +106,11 @@ function allowlists(value: unknown, where: string): Allowlist[] {
   );
 }
 
-function rule(value: unknown, index: number, global: readonly Allowlist[]): RedactRule {
+function rule(
+  value: unknown,
+  index: number,
+  global: readonly Allowlist[],
+): RedactRule | undefined {
   if (!isRecord(value)) throw new TypeError(`rule ${index + 1} must be a table`);
   const id = value.id;
   if (typeof id !== "string" || id === "") {
@@ -117,9 +121,9 @@ function rule(value: unknown, index: number, global: readonly Allowlist[]): Reda
     if (!RULE_KEYS.has(key)) throw new TypeError(`${where}: unknown key '${key}'`);
   }
   if (typeof value.regex !== "string" || value.regex === "") {
-    throw new TypeError(
-      `${where}: regex must be a non-empty string (rules that only match file paths do not apply to MCP traffic)`,
-    );
+    // A rule that only matches file paths (`pkcs12-file`) has nothing to look for in MCP traffic.
+    if (value.regex === undefined && typeof value.path === "string") return undefined;
+    throw new TypeError(`${where}: regex must be a non-empty string`);
   }
   const { secretGroup, entropy } = value;
   if (
@@ -198,7 +202,7 @@ export async function parseGitleaksRules(text: string, source: string): Promise<
     ];
     const rules = document.rules ?? [];
     if (!Array.isArray(rules)) throw new TypeError("rules must be an array of tables ([[rules]])");
-    return rules.map((item, index) => rule(item, index, global));
+    return rules.flatMap((item, index) => rule(item, index, global) ?? []);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const message = `Cannot load gitleaks rules ${source}: ${error.message}`;

@@ -14,6 +14,8 @@ import type { Guardrail } from "../../call/guardrail.ts";
 import { markMasked, type Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions, redactText } from "./engine.ts";
 import { redactContent, redactValue } from "./value.ts";
+import { compiledOf } from "./engine.ts";
+import { maskSplits } from "./split.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
 
 /**
@@ -80,6 +82,62 @@ function redactBlocks(redactor: Redactor, blocks: unknown): unknown {
   return redactContent(redactor, redactJsonBlocks(redactor, blocks));
 }
 
+/**
+ * How many secrets the last `redactResult` found split across two parts (the
+ * guardrail reads it right after, synchronously: no per-call object).
+ */
+let lastSplit = 0;
+
+/**
+ * Outcomes whose result held a secret split across two adjacent parts, and how many: the audit
+ * log records it as `redaction.split_secrets` (internal to the guardrails).
+ */
+export const splitSecrets: WeakMap<CallOutcome, number> = new WeakMap();
+
+/** Text blocks with secrets split across two adjacent ones masked in both. */
+function splitBlocks(redactor: Redactor, blocks: unknown): unknown {
+  if (!Array.isArray(blocks) || blocks.length < 2) return blocks;
+  const parts = blocks.map((block) =>
+    isRecord(block) && block.type === "text" && typeof block.text === "string"
+      ? block.text
+      : undefined
+  );
+  const split = maskSplits(compiledOf(redactor), redactor.mask, parts);
+  lastSplit += split;
+  let copy: unknown[] | undefined;
+  parts.forEach((text, index) => {
+    const block = blocks[index];
+    if (text === undefined || !isRecord(block) || text === block.text) return;
+    copy ??= [...blocks];
+    copy[index] = { ...block, text };
+  });
+  return copy ?? blocks;
+}
+
+/** Adjacent string fields and items of `value`, at every level, with split secrets masked. */
+function splitFields(redactor: Redactor, value: unknown, depth = 0): unknown {
+  if (typeof value !== "object" || value === null || depth > redactor.maxDepth) return value;
+  const array = Array.isArray(value);
+  const items: unknown[] = array ? value : Object.values(value);
+  // Most objects hold fewer than two strings and nothing nested: nothing can be split there.
+  let strings = 0;
+  let containers = 0;
+  for (const item of items) {
+    if (typeof item === "string") strings++;
+    else if (typeof item === "object" && item !== null) containers++;
+  }
+  if (strings < 2 && containers === 0) return value;
+  const keys = array ? [] : Object.keys(value);
+  const nested = items.map((item) => splitFields(redactor, item, depth + 1));
+  const parts = nested.map((item) => typeof item === "string" ? item : undefined);
+  if (parts.filter((part) => part !== undefined).length >= 2) {
+    lastSplit += maskSplits(compiledOf(redactor), redactor.mask, parts);
+  }
+  const next = nested.map((item, index) => parts[index] ?? item);
+  if (next.every((item, index) => Object.is(item, items[index]))) return value;
+  return array ? next : Object.fromEntries(keys.map((key, index) => [key, next[index]]));
+}
+
 /** Masks one result by what kind of call produced it; the result itself when nothing changed. */
 export function redactResult(
   redactor: Redactor,
@@ -93,19 +151,25 @@ export function redactResult(
   }
   switch (kind) {
     case "tool": {
-      const content = redactBlocks(redactor, result.content);
+      lastSplit = 0;
+      // Splits first, on what the handler wrote: a part masked on its own hides the seam.
+      const content = redactBlocks(redactor, splitBlocks(redactor, result.content));
       const structured = result.structuredContent;
-      const masked = structured === undefined ? undefined : redactValue(redactor, structured);
+      const masked = structured === undefined
+        ? undefined
+        : redactValue(redactor, splitFields(redactor, structured));
       if (content === result.content && masked === structured) return result;
       const copy: Record<string, unknown> = { ...result, content };
       if (structured !== undefined) copy.structuredContent = masked;
       return copy;
     }
     case "resource": {
+      lastSplit = 0;
       const contents = redactBlocks(redactor, result.contents);
       return contents === result.contents ? result : { ...result, contents };
     }
     case "prompt": {
+      lastSplit = 0;
       const copy = { ...result };
       if (Array.isArray(result.messages)) {
         copy.messages = result.messages.map((message: unknown) => {
@@ -183,10 +247,13 @@ export function redactionWith(redactor: Redactor): Guardrail {
     name: "redaction",
     stage: "redact",
     async run(call, next) {
-      const outcome = redactOutcome(redactor, call.kind, await next(call));
+      const outcome = await next(call);
+      lastSplit = 0;
+      const masked = redactOutcome(redactor, call.kind, outcome);
+      if (lastSplit > 0) splitSecrets.set(masked, lastSplit);
       // Masked here once: the server's last step must not mask the error again.
-      if ("error" in outcome) markMasked(outcome.error);
-      return outcome;
+      if ("error" in masked) markMasked(masked.error);
+      return masked;
     },
     mask: redactorMask(redactor),
   };

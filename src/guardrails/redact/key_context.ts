@@ -120,7 +120,7 @@ export function flagContext(
   return valueAt(text, to, strength, true, spans);
 }
 
-const SCHEME = /^(?:bearer|basic|token|digest|negotiate|apikey|sso-key|key)[ \t]+/iu;
+const SCHEME = /^(?:bearer|basic|token|digest|negotiate|apikey|sso-key|key|dpop)[ \t]+/iu;
 
 /** Reads the value starting at `from` (after spaces), masks it if it is a secret, returns its end. */
 function valueAt(

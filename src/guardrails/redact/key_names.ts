@@ -203,6 +203,26 @@ const META_WORDS: ReadonlySet<string> = new Set([
   "audience",
   "issuer",
   "lifetime",
+  "method",
+  "methods",
+  "schema",
+  "class",
+  "source",
+  "callback",
+  "handler",
+  "error",
+  "exchange",
+  "request",
+  "response",
+  "params",
+  "options",
+  "config",
+  "settings",
+  "service",
+  "strategy",
+  "interface",
+  "factory",
+  "helper",
 ]);
 
 /** First words that describe an amount of tokens, not a token (`max_tokens`). */
@@ -255,7 +275,9 @@ export function normaliseKey(key: string): string {
  * ```
  */
 export function classifyKey(key: string): KeyStrength {
-  const words = keyWords(key);
+  // `cookieAttributeList.sameSite`: a dotted path is named by its last segment.
+  const dot = key.lastIndexOf(".");
+  const words = keyWords(dot > 0 && dot < key.length - 1 ? key.slice(dot + 1) : key);
   const last = words.at(-1);
   if (last === undefined) return "none";
   if (META_WORDS.has(last) && !(last === "id" && words.includes("session"))) return "none";

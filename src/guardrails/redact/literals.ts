@@ -20,7 +20,10 @@ const PEM = new RegExp(
 export function pemAt(text: string, at: number, spans: number[]): void {
   PEM.lastIndex = at;
   const match = PEM.exec(text);
-  if (match !== null) spans.push(at, at + match[0].length);
+  // A block whose body is a sample (`XXXX`, `...`) shows the format, it holds no key.
+  if (match !== null && !/XXXX|xxxx|\.\.\.|\u2026/u.test(match[0])) {
+    spans.push(at, at + match[0].length);
+  }
 }
 
 /** `scheme://user:password@host`: the password, from the user part at `from`. */

@@ -176,24 +176,35 @@ function ruleOf(row: ProviderFormat): TokenRule {
   return rule;
 }
 
-/**
- * Words that mark the random-looking token after them in prose as a secret:
- * secret words, and the names of providers whose keys have no prefix.
- */
-const PROSE_WORDS = new RegExp(
-  String.raw`pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|` +
-    String.raw`private[ _-]?key|credential|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
-    String.raw`datadog|algolia|heroku|okta|twilio|cloudflare|snyk|mailgun|azure|sentry|newrelic|` +
-    String.raw`new relic|pagerduty|zendesk|intercom|pusher|rollbar|bugsnag|honeycomb|sumo|travis|` +
-    String.raw`codecov|circleci|vercel|netlify|postmark|mapbox|segment|mixpanel|amplitude|` +
-    String.raw`launchdarkly|adafruit|adobe|airtable|asana|bitbucket|bittrex|cohere|coinbase|` +
-    String.raw`confluent|contentful|discord|drone|etsy|facebook|fastly|finicity|finnhub|flickr|` +
-    String.raw`freemius|freshbooks|gitter|gocardless|hubspot|jfrog|kraken|kucoin|linkedin|looker|` +
-    String
-      .raw`mattermost|messagebird|nytimes|plaid|privateai|rapidapi|sendbird|sonar|squarespace|` +
-    String.raw`telegram|twitch|twitter|\blob\b|dropbox|shopify|stripe|slack|github|gitlab|openai`,
-  "iu",
-);
+/** Families in the table whose names are also everyday words: no keyword on their own. */
+const COMMON_NAMES: ReadonlySet<string> = new Set([
+  "age",
+  "meta",
+  "linear",
+  "render",
+  "resend",
+  "square",
+  "neon",
+  "docker",
+  "lob",
+  "json web token",
+  "x (twitter)",
+  "42 intra",
+]);
+
+/** The provider families of the table, as words (`hugging face`, `alibaba cloud`). */
+function providerNames(): string {
+  const names = new Set<string>();
+  for (const row of PROVIDER_FORMATS) {
+    const name = row.family.toLowerCase();
+    if (COMMON_NAMES.has(name)) continue;
+    names.add(escapeLiteral(name).replaceAll(" ", "[ _-]?"));
+    // `alibaba` for Alibaba Cloud, `hashicorp` for HashiCorp Vault; not `new` for New Relic.
+    const first = name.split(" ")[0] ?? "";
+    if (first.length >= 6 && first !== "defined") names.add(escapeLiteral(first));
+  }
+  return [...names].map((name) => String.raw`\b${name}\b`).join("|");
+}
 
 /** Words that may name a secret or not ("key", "auth"): the token after them must be long too. */
 const PROSE_MAYBE = /\bkey\b|\bauth\b/iu;
@@ -269,3 +280,23 @@ export function planFor(
     bearer: on.has("bearer"),
   };
 }
+
+/**
+ * Words that mark the random-looking token after them in prose as a secret:
+ * secret words, and the names of providers whose keys have no prefix.
+ */
+const PROSE_WORDS = new RegExp(
+  String.raw`pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|` +
+    String.raw`private[ _-]?key|credential|license[ _-]?key|signing[ _-]?key|app[ _-]?key|` +
+    String.raw`datadog|algolia|heroku|okta|twilio|cloudflare|snyk|mailgun|azure|sentry|newrelic|` +
+    String.raw`new relic|pagerduty|zendesk|intercom|pusher|rollbar|bugsnag|honeycomb|sumo|travis|` +
+    String.raw`codecov|circleci|vercel|netlify|postmark|mapbox|segment|mixpanel|amplitude|` +
+    String.raw`launchdarkly|adafruit|adobe|airtable|asana|bitbucket|bittrex|cohere|coinbase|` +
+    String.raw`confluent|contentful|discord|drone|etsy|facebook|fastly|finicity|finnhub|flickr|` +
+    String.raw`freemius|freshbooks|gitter|gocardless|hubspot|jfrog|kraken|kucoin|linkedin|looker|` +
+    String
+      .raw`mattermost|messagebird|nytimes|plaid|privateai|rapidapi|sendbird|sonar|squarespace|` +
+    String.raw`telegram|twitch|twitter|\blob\b|dropbox|shopify|stripe|slack|github|gitlab|openai|` +
+    String.raw`meraki|clickhouse|` + providerNames(),
+  "iu",
+);

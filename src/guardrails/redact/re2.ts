@@ -9,7 +9,8 @@
  * escaped punctuation that `u` forbids (`\-`, `\'`), and literal braces.
  * Refused: the ungreedy flag `U`, `\C`, negated POSIX classes, octal escapes,
  * and nested unbounded repetition such as `(a+)+`, which RE2 runs in linear
- * time but a backtracking engine may not.
+ * time but a backtracking engine may not (unless each repetition starts with
+ * a delimiter nothing inside matches, `(?:\.\w+)+`).
  *
  * @module
  */
@@ -46,6 +47,8 @@ const CATEGORY = /^(?:[LMNPSZC][a-z]?|Any)$/u;
 interface Group {
   readonly modifiers: string[];
   unbounded: boolean;
+  /** Where the group's body starts in the output. */
+  readonly start: number;
 }
 
 /** Where a translation stands. */
@@ -93,7 +96,7 @@ export function translateRe2(pattern: string): Translated {
     pattern,
     at: start,
     out: "",
-    groups: [{ modifiers: [], unbounded: false }],
+    groups: [{ modifiers: [], unbounded: false, start: 0 }],
     lastGroupUnbounded: false,
   };
   while (state.at < pattern.length) {
@@ -154,7 +157,7 @@ function openGroup(state: Translation): void {
   if (scoped !== null && scoped[0] !== "(?:") {
     state.out += scoped[0];
     state.at += scoped[0].length;
-    state.groups.push({ modifiers: [], unbounded: false });
+    state.groups.push({ modifiers: [], unbounded: false, start: state.out.length });
     return;
   }
   if (/^\(\?[^:P<!=]/u.test(pattern.slice(at))) {
@@ -163,7 +166,7 @@ function openGroup(state: Translation): void {
   const named = pattern.startsWith("(?P<", at);
   state.out += named ? "(?<" : "(";
   state.at += named ? 4 : 1;
-  state.groups.push({ modifiers: [], unbounded: false });
+  state.groups.push({ modifiers: [], unbounded: false, start: state.out.length });
 }
 
 /** `|`: inline flags last to the end of the group, across alternatives: close and reopen them. */
@@ -182,8 +185,9 @@ function closeGroup(state: Translation): void {
   if (group === undefined || groups.length === 0) {
     throw new SyntaxError(`unmatched ')' at ${state.at + 1}`);
   }
+  const body = state.out.slice(group.start);
   state.out += ")".repeat(group.modifiers.length) + ")";
-  state.lastGroupUnbounded = group.unbounded;
+  state.lastGroupUnbounded = group.unbounded && !delimited(body);
   const parent = groups.at(-1);
   if (parent !== undefined) parent.unbounded ||= group.unbounded;
   state.at++;
@@ -215,6 +219,21 @@ function repetition(state: Translation): void {
   state.out += repeat[0];
   state.at += repeat[0].length;
   state.lastGroupUnbounded = false;
+}
+
+/**
+ * Whether a group's body starts with a punctuation literal that nothing after it can match
+ * (`\.[A-Za-z]\w+` in `(?:\.[A-Za-z]\w+)+`): each repetition then begins where the last one
+ * ended, at that literal, and a backtracking engine has one way to split the input, as RE2 does.
+ * The rest may only hold letters, digits, `_`, `\w`, `\d`, classes of those and repeats.
+ */
+function delimited(body: string): boolean {
+  const bare = body.replace(/^\?(?::|<[A-Za-z_]\w*>)/u, "");
+  const lead = /^(?:\\[.\-\/:,@#=+]|[\/:,@#=-])/u.exec(bare);
+  if (lead === null) return false;
+  const rest = bare.slice(lead[0].length);
+  return /^(?:\\[wd]|\[(?:[A-Za-z0-9_]|[A-Za-z0-9]-[A-Za-z0-9]|\\[wd])+\]|[A-Za-z0-9_]|[*+?]|\{\d+(?:,\d*)?\})*$/u
+    .test(rest);
 }
 
 /** A lone `}` or `]`, escaped as the `u` flag requires. */

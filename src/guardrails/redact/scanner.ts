@@ -17,13 +17,22 @@
  * @module
  */
 
-import { ASSIGN, CLASS, DIGIT, isAlnum, LOWER, RUN, SEP, sep, UPPER } from "./chars.ts";
+import { ASSIGN, CLASS, DIGIT, DOT, isAlnum, LOWER, RUN, SEP, sep, TILDE, UPPER } from "./chars.ts";
+import { decodedSecrets, MIN_ENCODED } from "./encoded.ts";
+import { namesIdentity } from "./siblings.ts";
 import { flagContext, keyContext, type KeyVerdicts } from "./key_context.ts";
 import type { KeyStrength } from "./key_names.ts";
 import { bearerAt, isBearer, pemAt, urlAt } from "./literals.ts";
-import { anchorAt, anchorsInRun, tryRule } from "./tokens.ts";
+import { anchorAt, anchorsInRun, tokenIsSample, tryRule } from "./tokens.ts";
 import { unitBytes } from "./units.ts";
-import { isCode, isHexOrUuid, isPlaceholder, looksRandom, switchyPiece } from "./value_shape.ts";
+import {
+  encodesPlaceholder,
+  isCode,
+  isHexOrUuid,
+  isPlaceholder,
+  looksRandom,
+  switchyPiece,
+} from "./value_shape.ts";
 
 /** A compiled token format (see `providers.ts`). */
 export interface TokenRule {
@@ -85,22 +94,39 @@ export interface ScanPlan {
 
 /** The shortest run the token rules look at (the shortest leading run of any format). */
 export const MIN_RUN = 11;
+/** What a run of base64 holds: digits, capitals and small letters. */
+const BASE64_KINDS = DIGIT | UPPER | LOWER;
+
 /** The shortest random-looking token the prose rule looks at. */
 const MIN_PROSE = 12;
 
-/** Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. */
-export function scanText(plan: ScanPlan, text: string, spans: number[]): void {
+/**
+ * Finds every built-in secret in `text`, pushing `start, end` pairs onto `spans`. Base64 and
+ * URL-encoded runs are decoded and scanned too, one level deep (`decoding` is false inside).
+ */
+export function scanText(plan: ScanPlan, text: string, spans: number[], decoding = true): void {
   // The loop reads bytes; what it finds is looked at in the string.
   const units = unitBytes(text);
+  const encoded: number[] | undefined = decoding ? [] : undefined;
   try {
-    scanUnits(plan, text, units, spans);
+    scanUnits(plan, text, units, spans, encoded);
   } finally {
     // The buffer is reused: it keeps no copy of the text once the scan is done.
     units.fill(0);
   }
+  // After the pass: scanning the decoded text reuses the byte buffer.
+  if (encoded !== undefined && (encoded.length > 0 || text.includes("%"))) {
+    decodedSecrets(text, encoded, (decoded, inner) => scanText(plan, decoded, inner, false), spans);
+  }
 }
 
-function scanUnits(plan: ScanPlan, text: string, units: Uint8Array, spans: number[]): void {
+function scanUnits(
+  plan: ScanPlan,
+  text: string,
+  units: Uint8Array,
+  spans: number[],
+  encoded: number[] | undefined,
+): void {
   const n = text.length;
   const keyed = plan.strengthOf !== undefined;
   const starts = plan.starts;
@@ -134,7 +160,13 @@ function scanUnits(plan: ScanPlan, text: string, units: Uint8Array, spans: numbe
       keyUntil = flagContext(plan, text, start + 2, i, spans);
     }
     if (length >= MIN_RUN) examineRun(plan, text, units, start, i, kinds, start > keyUntil, spans);
-    // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
+    // Base64 of text mixes cases and digits, and has no `.` or `~`.
+    if (
+      encoded !== undefined && length >= MIN_ENCODED && (kinds & BASE64_KINDS) === BASE64_KINDS &&
+      (kinds & (DOT | TILDE)) === 0
+    ) {
+      encoded.push(start, i);
+    } // A short run may still start a token that goes on past it (`b_abc=…`, `access_token$…`).
     else if (starts[((units[start] ?? 0) << 7) | ((units[start + 1] ?? 0) & 127)] !== 0) {
       tryBucket(plan, text, units, start, spans);
     }
@@ -258,15 +290,48 @@ function proseContext(
   if (end - start < MIN_PROSE) return;
   // Most candidates are ids and names: the bytes rule them out before the words are searched.
   if (end - start < 32 && !switchyPiece(units, start, end)) return;
+  const token = text.slice(start, end);
+  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
+  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
+  // The token is judged before the words before it: names in code are the common case.
+  if (/^(?:\.{1,2}\/|\/\/|\/[a-z]+\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
+  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   // Only the window is searched for a line break: searching the whole text back would be quadratic.
   let window = text.slice(Math.max(0, start - 48), start);
   const line = window.lastIndexOf("\n");
   if (line >= 0) window = window.slice(line + 1);
   const sure = plan.proseWords?.test(window) === true;
   if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
-  const token = text.slice(start, end);
-  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
-  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`).
-  if (!sure && isHexOrUuid(token)) return;
+  if (tokenIsSample(token) || encodesPlaceholder(token)) return;
+  // Inside a template expression (`${{ secrets.DEPLOY_KEY }}`): a reference, not a value.
+  if (/\{\{[ \t]*$/u.test(window)) return;
+  // A hex run after words that name a public key's id is that id (`GnuPG key: 7EC2…`).
+  if (/^[0-9a-fA-F]+$/u.test(token) && PUBLIC_KEY_WORDS.test(window)) return;
+  // After "key" alone, a digest or a UUID is as likely an id (`idempotency key 550e…`); so is
+  // one that is the value of a key the key context did not find secret (`"shasum": "…"`).
+  if (isHexOrUuid(token) && (!sure || keyedValue(text, start))) return;
   spans.push(start, end);
+}
+
+/** Words before a hex run that name a public key's id (`signing key 1988…`, `key ID: 6000…`). */
+const PUBLIC_KEY_WORDS = /signing[ _-]?key|key[ _-]?id|\(id:|fingerprint|gpg|pgp|gnupg/iu;
+
+/**
+ * Whether the token at `start` is the value of a key that names an id or a digest
+ * (`"shasum": "…"`, `commit=…`): such a hex run is that, whatever words stand before it.
+ */
+function keyedValue(text: string, start: number): boolean {
+  let at = start - 1;
+  for (let steps = 0; steps < 4 && at >= 0; steps++, at--) {
+    const code = text.charCodeAt(at);
+    if (code === 58 || code === 61) break;
+    if (code !== 34 && code !== 39 && code !== 32) return false;
+  }
+  const assign = text.charCodeAt(at);
+  if (assign !== 58 && assign !== 61) return false;
+  let end = at;
+  while (end > 0 && (text.charCodeAt(end - 1) === 34 || text.charCodeAt(end - 1) === 39)) end--;
+  let begin = end;
+  while (begin > 0 && begin > end - 64 && /[\w.-]/u.test(text[begin - 1] ?? "")) begin--;
+  return begin < end && namesIdentity(text.slice(begin, end));
 }

@@ -11,11 +11,13 @@ import type { TokenRule } from "./scanner.ts";
 import { fewDistinct } from "./value_shape.ts";
 
 /** The body after the prefix is a documentation sample, not a key: few distinct characters, EXAMPLE, xxxx. */
-function tokenIsSample(body: string): boolean {
+export function tokenIsSample(body: string): boolean {
   return SAMPLE.test(body) || fewDistinct(body);
 }
 
-const SAMPLE = /EXAMPLE|example|xxxx|XXXX|0000000000|1234567890/u;
+// Three capitalised words in a row (`PersonalAccessToken`) or a run of zeros name a sample;
+// random bodies hardly ever hold either.
+const SAMPLE = /EXAMPLE|example|xxxx|XXXX|0{8}|1234567890|(?:[A-Z][a-z]{4,}){3}/u;
 
 /** Letters and digits, or upper and lower case, mixed: what a random body of 16 or more has. */
 function mixed(body: string): boolean {

@@ -7,6 +7,7 @@
 
 import { type Compiled, compiledOf, maskText, type Redactor } from "./engine.ts";
 import { valueIsSecret } from "./value_shape.ts";
+import { hintedSecret, siblingsName } from "./siblings.ts";
 
 /**
  * An object or an array: what the walk descends into. Not `isRecord` (which
@@ -25,6 +26,8 @@ interface Walk {
   // containers a Set holds the whole path, so deep data stays linear.
   readonly path: object[];
   deep: Set<object> | undefined;
+  /** Whether a key on the path or a sibling field named a provider or a credential. */
+  hinted: boolean;
 }
 
 const SHORT_PATH = 32;
@@ -91,10 +94,22 @@ function walkArray(state: Walk, items: readonly unknown[], depth: number): reado
 function valueUnder(state: Walk, key: string, item: unknown, depth: number): unknown {
   const strength = state.compiled.strengthOf(key);
   if (strength === "none" || item === null || item === undefined) {
-    return walk(state, item, depth + 1);
+    const words = state.compiled.plan.proseWords;
+    if (words === undefined) return walk(state, item, depth + 1);
+    if (typeof item === "string") {
+      return state.hinted && hintedSecret(key, item)
+        ? state.redactor.mask
+        : walk(state, item, depth + 1);
+    }
+    // `{"datadog": {…}}`: the key names what its subtree holds.
+    if (state.hinted || !isContainer(item) || !words.test(key)) return walk(state, item, depth + 1);
+    state.hinted = true;
+    const masked = walk(state, item, depth + 1);
+    state.hinted = false;
+    return masked;
   }
   if (typeof item === "string") {
-    return valueIsSecret(item, strength, true, 0)
+    return valueIsSecret(item, strength, true, 0, true)
       ? state.redactor.mask
       : walk(state, item, depth + 1);
   }
@@ -104,6 +119,20 @@ function valueUnder(state: Walk, key: string, item: unknown, depth: number): unk
 
 function walkObject(state: Walk, object: Record<string, unknown>, depth: number): object {
   const keys = Object.keys(object);
+  const outer = state.hinted;
+  const words = state.compiled.plan.proseWords;
+  if (!outer && words !== undefined) state.hinted = siblingsName(words, object, keys);
+  const result = walkFields(state, object, keys, depth);
+  state.hinted = outer;
+  return result;
+}
+
+function walkFields(
+  state: Walk,
+  object: Record<string, unknown>,
+  keys: readonly string[],
+  depth: number,
+): object {
   let copy: [string, unknown][] | undefined;
   let index = 0;
   for (const key of keys) {
@@ -159,7 +188,7 @@ export function redactValue(redactor: Redactor, value: unknown): unknown {
   const compiled = compiledOf(redactor);
   if (typeof value === "string") return maskText(compiled, redactor.mask, value);
   if (!isContainer(value)) return value;
-  return walk({ redactor, compiled, path: [], deep: undefined }, value, 0);
+  return walk({ redactor, compiled, path: [], deep: undefined, hinted: false }, value, 0);
 }
 
 /** A resource's contents with its `text` and its `uri` masked (a URI can carry a secret too). */

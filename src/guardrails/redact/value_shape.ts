@@ -12,15 +12,24 @@
 
 import type { KeyStrength } from "./key_names.ts";
 
-// References and templates (`${X}`, `$X`, `%X%`, `{{ x }}`, `<x>`, `<%= x %>`), YAML tags and
-// aliases (`!Ref X`, `*anchor`), masks already applied, and words samples are made of.
+// References and templates (`${X}`, `$X`, `$1`, `%X%`, `%s`, `{0}`, `@X@`, `{{ x }}`, `<x>`,
+// `<%= x %>`), YAML tags and aliases (`!Ref X`, `*anchor`), masks already applied, samples cut
+// short (`eyJhbGci...`), paths under a system folder, and words samples are made of.
 const PLACEHOLDER = new RegExp(
-  String.raw`^(?:\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][\w]*%|\{\{|<[^>]*>$|<%|` +
-    String.raw`\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|![A-Za-z]|[&*][A-Za-z])|` +
+  String.raw`^(?:\$\{[^}]*\}|\$\{\{|\$\(|\$[A-Za-z_]|\$\d+$|%[^%\s]+%$|%[+\-# 0]?[A-Za-z]$|` +
+    String
+      .raw`\{\d{0,2}\}$|@[A-Za-z_]\w*@$|\{\{|<[^>]*>$|<%|\[[^\]]*\]$|\*{3,}|x{3,}$|X{3,}$|\.{3}|` +
+    String
+      .raw`![A-Za-z]|[&*][A-Za-z]|my[-_]|'?\x60|(?:~|\.{1,2})?\/(?:bin|etc|home|opt|tmp|usr|var|run|srv|mnt|` +
+    String
+      .raw`Users|Library|private|proc|dev|sys|data|app|workspace)(?:\/|$)|\/\^)|(?:\.{3}|\u2026)$|` +
+    String.raw`\$\{[A-Za-z_][\w.]*\}|deadbeef|cafebabe|blahblah|foobar|` +
     String.raw`example|placeholder|your[_-]?|changeme|change[_-]me|redacted|dummy|sample|` +
     String.raw`insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
   "iu",
 );
+/** Words a value that only names a secret holds (`my-secret`, `secret123`, `invalid_token`). */
+const SELF_NAMED = /secret|passw|^[a-z]*pass$|token|api[-_]?key|credential/iu;
 const LITERALS: ReadonlySet<string> = new Set([
   "null",
   "nil",
@@ -51,6 +60,9 @@ const LITERALS: ReadonlySet<string> = new Set([
   "omitted",
   "env",
   "process",
+  "anonymous",
+  "anoncvs",
+  "guest",
 ]);
 
 /**
@@ -67,11 +79,62 @@ const LITERALS: ReadonlySet<string> = new Set([
 export function isPlaceholder(value: string): boolean {
   if (value.length === 0 || LITERALS.has(value.toLowerCase())) return true;
   if (PLACEHOLDER.test(value)) return true;
+  if (SELF_NAMED.test(value) && !looksRandom(value)) return true;
   return fewDistinct(value) || sequential(value);
 }
 
-/** At most 3 distinct characters in 8 or more: `aaaaaaaa`, `0000-0000`. */
+/** A version or a version range (`^2.4.0`, `>=1.2`, `v3.0.1-rc.1`): never a secret. */
+export function isVersion(value: string): boolean {
+  return /^(?:[\^~]|[<>]=?|=)?v?\d{1,6}(?:\.\d{1,6}){1,3}(?:[-+][\w.-]*)?$/u.test(value);
+}
+
+/**
+ * Whether a value reads as a name in code: an identifier, or identifiers joined by `.`, whose
+ * pieces (split at `_`, `$`, `.` and case changes) are all words or acronyms
+ * (`StoredOAuthTokens`, `require_public.assertSecureTokenEndpoint`, `UnixGroupIDs`). Random key
+ * material always has a piece no word looks like.
+ */
+export function isIdentifier(value: string): boolean {
+  if (value.length < 2 || value.length > 120) return false;
+  if (!/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/u.test(value)) return false;
+  // A number inside a word (`dO9uZX3grja`) is key material; names put them at a word's end.
+  if (/\d[a-z]/u.test(value)) return false;
+  const pieces = value.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/gu) ?? [];
+  let letters = 0;
+  let wordy = 0;
+  let numbers = 0;
+  let words = 0;
+  let long = false;
+  for (const piece of pieces) {
+    const code = piece.charCodeAt(0);
+    if (code >= 48 && code <= 57) {
+      // A short number (`v2`, `base64`, `RFC3161`) reads as part of a name; many do not.
+      if (piece.length > 4 || ++numbers > 2) return false;
+      continue;
+    }
+    letters += piece.length;
+    if (wordLike(piece)) {
+      wordy += piece.length;
+      if (piece.length >= 4) long = true;
+      if (piece.length >= 2) words++;
+    }
+  }
+  // A name of several pieces holds at least two words (`getToken`, `messageId`, `UnixGroupIDs`).
+  if (pieces.length > 1 && words < 2) return false;
+  // Names hold a short piece that is no word now and then (`Jwt`, `Ssh`, `kEnumerable`).
+  return letters >= 2 && (wordy === letters || long && wordy >= letters * 0.7);
+}
+
+/** A word or an acronym: up to five capitals, or letters with a vowel and no long consonant run. */
+function wordLike(piece: string): boolean {
+  if (/^[A-Z]{1,5}$/u.test(piece)) return true;
+  if (piece.length === 1) return /^[A-Za-z]$/u.test(piece) && /[aeiouAEIOU]/u.test(piece);
+  return /[aeiouy]/iu.test(piece) && !/[^aeiouy\d]{5}/iu.test(piece);
+}
+
+/** One character repeated (`000000`), or at most 3 distinct in 8 or more (`0000-0000`). */
 export function fewDistinct(value: string): boolean {
+  if (value.length >= 4 && value.length < 8) return value === value[0]?.repeat(value.length);
   if (value.length < 8) return false;
   const seen = new Set<number>();
   for (let index = 0; index < value.length && seen.size <= 3; index++) {
@@ -95,9 +158,13 @@ function isWord(value: string): boolean {
   return /^(?:[A-Z]?[a-z]+|[A-Z]+)(?:[-_ ](?:[A-Z]?[a-z]+|[A-Z]+))*[.,!?]?$/u.test(value);
 }
 
-/** Code rather than data: `process.env.X`, `self.token`, `getToken`, `req.body`. */
+/** Code rather than data: `process.env.X`, `self.token`, `getToken`, `req.body`, `readPassword`. */
 export function isCode(value: string, next: number): boolean {
   if (next === 40 /* ( */ || next === 91 /* [ */ || next === 60 /* < */) return true;
+  if (/^\??\.[A-Za-z_$][\w$]*$/u.test(value)) return true;
+  if (isIdentifier(value) && /[a-z][A-Z]|[A-Za-z]\.[A-Za-z_$]|^[A-Z][a-z]+[A-Z]/u.test(value)) {
+    return true;
+  }
   return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/u.test(value) &&
     !value.split(".").some(looksRandom);
 }
@@ -121,7 +188,12 @@ export function looksRandom(value: string): boolean {
   // Key material has no spaces; prose does.
   if (value.length < 8 || /\s/u.test(value)) return false;
   if (HEX_OR_UUID.test(value)) return true;
-  return switchyPiece(value, 0, value.length) && entropy(value) >= 3;
+  if (!switchyPiece(value, 0, value.length) || entropy(value) < 3) return false;
+  // Some piece between separators must be random, not a name (`TooTallNate/socksv5`).
+  for (const piece of value.match(/[A-Za-z0-9]{8,}/gu) ?? []) {
+    if (switchyPiece(piece, 0, piece.length) && !isIdentifier(piece)) return true;
+  }
+  return false;
 }
 
 /**
@@ -201,13 +273,45 @@ export function valueIsSecret(
   strength: KeyStrength,
   quoted: boolean,
   next: number,
+  data = false,
 ): boolean {
   // Cheap checks first: most values next to a key are words, code or short.
   if (strength === "none") return false;
   if (strength === "weak") {
     return looksRandom(value) && !isCode(value, next) && !isPlaceholder(value);
   }
-  if (quoted) return !isPlaceholder(value);
-  if (value.length < 4) return false;
-  return !isWord(value) && !isCode(value, next) && !isPlaceholder(value);
+  // A value in data is what the key says it is; in text a quoted one may still be code.
+  if (data) return !isPlaceholder(value) && !isVersion(value);
+  // `accesskey="n"`, `"^2.4.0"`: too short or a version to be a credential.
+  if (value.length < 4 || isVersion(value)) return false;
+  if (quoted) {
+    // `'include'`, `"Strict"`: a short lower-case word is an option, not a password; a value
+    // that starts with punctuation is the rest of a line, not a value (`cookie:', error);`).
+    if (/^[a-z]{1,10}$|^[A-Z][a-z]{1,9}$/u.test(value) || /^[\s,;)\]}]/u.test(value)) return false;
+    return !isPlaceholder(value) && !isCode(value, next) && !encodesPlaceholder(value);
+  }
+  // `asp-`, `ruby_`: a short fragment that ends where a name would go on is no token.
+  if (value.length <= 8 && /[-_]$/u.test(value)) return false;
+  return !isWord(value) && !isCode(value, next) && !isPlaceholder(value) &&
+    !encodesPlaceholder(value);
+}
+
+/**
+ * Base64 of a placeholder (`bm90IG15IHJlYWwgcGFzc3dvcmQ=` is "not my real password"): a
+ * documentation sample, encoded. Only values of base64's alphabet are decoded.
+ */
+export function encodesPlaceholder(value: string): boolean {
+  if (value.length < 12 || value.length > 512 || !/^[A-Za-z0-9+/]+={0,2}$/u.test(value)) {
+    return false;
+  }
+  let decoded: string;
+  try {
+    decoded = atob(value.length % 4 === 0 ? value : value + "=".repeat(4 - value.length % 4));
+  } catch {
+    return false;
+  }
+  // Printable text only: random bytes decode to control and high characters.
+  if (!/^[\x20-\x7e]+$/u.test(decoded)) return false;
+  const password = decoded.slice(decoded.indexOf(":") + 1);
+  return isPlaceholder(decoded) || / /u.test(password);
 }

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { defineTool, type ServerOptions } from "../../../mod.ts";
 import { accessPolicy, rateLimit } from "../../../guardrails.ts";
+import { oauthResourceServer } from "../../../http.ts";
 import { modernRequest, resultOf } from "../../_helpers/helpers.ts";
 import { post } from "../../_helpers/http_helpers.ts";
 import { connectPeer, EMPTY, type Message, testServer } from "../../_helpers/peer.ts";
@@ -112,7 +113,7 @@ Deno.test("each page of a list takes the minimum TTL of its own items, one scope
   await server.close();
 });
 
-Deno.test("an access policy or authentication makes every list and read private", async () => {
+Deno.test("an access policy, authentication or OAuth makes every list and read private", async () => {
   const reads: [string, Record<string, unknown>][] = [
     ["resources/read", { uri: "test://shared" }],
     ["resources/read", { uri: "test://items/1" }],
@@ -122,6 +123,14 @@ Deno.test("an access policy or authentication makes every list and read private"
     const options of [
       { guardrails: [accessPolicy({ principals: { bob: { tools: { deny: ["a"] } } } })] },
       { http: { authenticate: () => "someone" } },
+      {
+        http: {
+          auth: oauthResourceServer({
+            issuer: "https://auth.example.com",
+            audience: "https://desk.example.com/mcp",
+          }),
+        },
+      },
     ]
   ) {
     const hints = await hintsOf(options, calls);

