@@ -13,10 +13,10 @@ import type { CallNext, CallOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
 import { canonicalUri } from "./canonical_uri.ts";
-import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
+import { parseCompletionRequest } from "./completion.ts";
+import { completionStep } from "./completion_step.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
-import { logThrown } from "./outcome.ts";
 import { paginate } from "./pagination.ts";
 import { PrincipalCounts, quotaOutcome } from "./quotas.ts";
 import { getPrompt } from "./prompts.ts";
@@ -382,33 +382,14 @@ export class RequestCore {
     if (problem !== undefined) {
       return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
     }
-    const { name } = call;
-    const step: CallNext = async () => {
-      let completer: Completer | undefined;
-      if (isPrompt) {
-        const prompt = this.registry.prompts.get(name);
-        if (prompt === undefined) return notFound("prompt", name, context.mask);
-        completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
-          ?.complete;
-      } else {
-        const template = this.registry.templates.get(name);
-        if (template === undefined) return notFound("resource template", name, context.mask);
-        const completers = template.definition.complete;
-        completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
-          ? completers[request.argument.name]
-          : undefined;
-      }
-      try {
-        return { status: "ok", result: await complete(completer, request) };
-      } catch (error) {
-        if (error instanceof RpcError) return { status: "error", error };
-        logThrown(this.#log, `completing ${quote(name)}`, error);
-        return {
-          status: "internal_error",
-          error: new RpcError(ErrorCode.InternalError, "Internal error"),
-        };
-      }
-    };
+    const step = completionStep(
+      this.registry,
+      request,
+      isPrompt,
+      call.name,
+      context.mask,
+      this.#log,
+    );
     return { call, problem: undefined, step };
   }
 }
