@@ -12,6 +12,7 @@ import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
 import type { CallNext, CallOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
+import type { Mask } from "../call/mask.ts";
 import { canonicalUri } from "./canonical_uri.ts";
 import { parseCompletionRequest } from "./completion.ts";
 import { completionStep } from "./completion_step.ts";
@@ -99,6 +100,8 @@ export interface RequestCoreOptions {
    * @default {64}
    */
   readonly inflightQuota?: number;
+  /** The server's masker, which every listing passes; absent when nothing masks. */
+  readonly mask?: Mask | undefined;
   /**
    * Whether a caller granted `scopes` (by an OAuth access token) may see an
    * item; absent when the server checks no scopes.
@@ -137,9 +140,11 @@ export class RequestCore {
   /** The last step of a call refused for its principal's calls in flight (made once). */
   readonly #busy: CallNext;
   readonly #scopeVisible: RequestCoreOptions["scopeVisible"];
+  readonly #mask: Mask | undefined;
 
   constructor(options: RequestCoreOptions) {
     this.#scopeVisible = options.scopeVisible;
+    this.#mask = options.mask;
     this.registry = options.registry;
     this.guardrails = options.guardrails;
     this.#pipeline = options.pipeline;
@@ -216,11 +221,23 @@ export class RequestCore {
     }
     if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const { page, nextCursor } = paginate(list, shown, params.cursor, this.#pageSize);
-    const listings = page.map(([, item]) => item.listing);
+    const listings = this.#maskListings(page.map(([, item]) => item.listing));
     return {
       result: nextCursor === undefined ? { [list]: listings } : { [list]: listings, nextCursor },
       caches: page.map(([, item]) => item.definition.cache),
     };
+  }
+
+  /**
+   * Listings through the server's masker: a description or title is sent as
+   * written, so a secret in one (a skill's frontmatter, a view's text) would
+   * leave unmasked. A mask hands back what needs no masking, so this copies nothing then.
+   */
+  #maskListings(listings: Record<string, unknown>[]): unknown[] {
+    const mask = this.#mask;
+    if (mask === undefined) return listings;
+    const masked = mask(listings);
+    return Array.isArray(masked) ? masked : listings;
   }
 
   /** The capabilities to advertise: only what is registered, plus logging and the extensions in use. */

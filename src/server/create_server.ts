@@ -86,6 +86,7 @@ export function createServer<
     log,
     inflightQuota: resolved.quotas.inflightCalls,
     scopeVisible,
+    mask: services.callMask,
   });
   const now = options.now ?? Date.now;
   const tasks = createTaskRunner(options, services, subscriptions, now, log);

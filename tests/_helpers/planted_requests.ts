@@ -11,6 +11,7 @@ import { modernMeta } from "./helpers.ts";
 import { SECRET } from "./leaky_tools.ts";
 import { legacyMethods } from "../../src/eras/methods/legacy.ts";
 import { MODERN_METHOD_NAMES } from "../../src/eras/methods/modern.ts";
+import { SKILLS_METHOD_NAMES } from "../../src/extensions/skills/methods.ts";
 
 /** Every method and notification name either era's table answers, plus names no table has. */
 export function methodNames(): string[] {
@@ -21,6 +22,7 @@ export function methodNames(): string[] {
       ...legacy.methods.keys(),
       ...legacy.notifications.keys(),
       ...MODERN_METHOD_NAMES,
+      ...SKILLS_METHOD_NAMES,
       "server/discover",
       SECRET,
       `tools/${SECRET}`,
@@ -64,6 +66,11 @@ const CHOICES: Readonly<Record<string, readonly unknown[]>> = {
     `nothing://${SECRET}`,
     SECRET,
     `memo://${NEAR_CUT}`,
+    "skill://planted/SKILL.md",
+    "skill://planted/notes.md",
+    "skill://planted",
+    `skill://${SECRET}/SKILL.md`,
+    "ui://planted/view",
   ],
   arguments: [{ text: SECRET }, { who: SECRET }, { [SECRET]: SECRET }, SECRET],
   cursor: [SECRET, "bm90LWEtY3Vyc29y"],
@@ -153,7 +160,22 @@ const REACHING: readonly (readonly [string, Record<string, unknown>])[] = [
   }],
   ["resources/subscribe", { uri: `memo://${SECRET}` }],
   ["subscriptions/listen", { notifications: { resourceSubscriptions: [`memo://${SECRET}`] } }],
+  // The extensions' channels: a skill's entry, files and directory, an app's view and its tool.
+  ["skills/list", {}],
+  ["skills/get", { uri: "skill://planted/SKILL.md" }],
+  ["resources/read", { uri: "skill://planted/notes.md" }],
+  ["resources/directory/read", { uri: "skill://planted" }],
+  ["resources/read", { uri: "ui://planted/view" }],
+  ["tools/list", {}],
+  ["tools/call", { name: "view_tool", arguments: {} }],
 ];
+
+/** The extensions a planted modern request declares, so that their methods and tools answer. */
+const PLANTED_EXTENSIONS = {
+  "io.modelcontextprotocol/tasks": {},
+  "io.modelcontextprotocol/skills": {},
+  "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+};
 
 export function plantedRequests(seed: number, perMethod: number): Planted[] {
   const next = random(seed);
@@ -163,7 +185,7 @@ export function plantedRequests(seed: number, perMethod: number): Planted[] {
     planted.push({ era: "legacy", body: { jsonrpc: "2.0", id: id++, method, params }, patch: {} });
     const modern = {
       ...params,
-      _meta: modernMeta({ elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } }, {
+      _meta: modernMeta({ elicitation: {}, extensions: PLANTED_EXTENSIONS }, {
         progressToken: "p1",
         "io.modelcontextprotocol/logLevel": "debug",
       }),

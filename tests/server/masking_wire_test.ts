@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { createServer, defineTool, ErrorCode, RpcError, type Server } from "../../mod.ts";
 import { callbackAuditSink, createGuardrails } from "../../guardrails.ts";
+import { loadSkill } from "../../skills.ts";
 import { leakyEcho, SECRET } from "../_helpers/leaky_tools.ts";
 import { isRecord, modernMeta, modernRequest } from "../_helpers/helpers.ts";
 import { ENDPOINT, headersFor } from "../_helpers/http_helpers.ts";
@@ -104,6 +105,34 @@ function plantedServer(audit: unknown[], diagnostics: string[]): Server {
   });
 }
 
+/** A skill and an app view whose every part (frontmatter, files, HTML, tool) holds the secret. */
+async function plantExtensions(server: Server): Promise<void> {
+  server.skill(
+    await loadSkill({
+      files: {
+        "SKILL.md":
+          `---\nname: planted\ndescription: Uses ${SECRET} to work.\n---\nKey ${SECRET}.\n`,
+        "notes.md": `The key is ${SECRET}.\n`,
+      },
+    }),
+  );
+  server.app({
+    uri: "ui://planted/view",
+    name: "view",
+    description: `A view that shows ${SECRET}`,
+    html: () => `<!doctype html><p>${SECRET}</p>`,
+    csp: {},
+    appTools: [
+      defineTool({
+        name: "view_tool",
+        description: "An app-only tool that answers with the secret",
+        inputSchema: { type: "object" },
+        handler: () => `app sees ${SECRET}`,
+      }),
+    ],
+  });
+}
+
 /**
  * Reads every task the planted calls started (from the replies `server.handle()` got) until it
  * ends, with tasks/get on stdio's path and over HTTP; returns the final statuses, sorted.
@@ -148,6 +177,7 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
   const audit: unknown[] = [];
   const diagnostics: string[] = [];
   const server = plantedServer(audit, diagnostics);
+  await plantExtensions(server);
   const planted = plantedRequests(22, 4);
   const bytes: string[] = [];
   const drains: Promise<void>[] = [];
@@ -188,6 +218,58 @@ Deno.test("no byte the server writes holds a planted secret: every method of bot
   for (const sent of [frames, stdioFrames]) {
     assert.ok(sent.join("").includes("-32601"), "unknown methods were answered");
   }
+});
+
+/** Every string literal in src/ shaped like a method name ("a/b", "a/b/c"). */
+async function methodLikeLiterals(): Promise<Set<string>> {
+  const names = new Set<string>();
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(url);
+        for (const [, name] of text.matchAll(/"([a-z]+(?:\/[a-zA-Z_]+)+)"/g)) names.add(name!);
+      }
+    }
+  };
+  await walk(new URL("../../src/", import.meta.url));
+  return names;
+}
+
+Deno.test("every method a server with every extension answers is among the planted methods", async () => {
+  // A method added later is covered by the property above only if methodNames() finds it: any
+  // name the code spells that a full server answers (not -32601) must be in the generated list.
+  const server = plantedServer([], []);
+  await plantExtensions(server);
+  const caps = {
+    extensions: {
+      "io.modelcontextprotocol/tasks": {},
+      "io.modelcontextprotocol/skills": {},
+      "io.modelcontextprotocol/ui": {},
+    },
+  };
+  const planted = new Set(methodNames());
+  const answered: string[] = [];
+  for (const name of await methodLikeLiterals()) {
+    if (name.startsWith("notifications/")) continue;
+    for (
+      const body of [
+        { jsonrpc: "2.0", id: 1, method: name, params: {} },
+        modernRequest(2, name, {}, caps),
+      ]
+    ) {
+      const reply = await server.handle(body);
+      const code = isRecord(reply) && isRecord(reply.error) ? reply.error.code : undefined;
+      const message = isRecord(reply) && isRecord(reply.error) ? String(reply.error.message) : "";
+      if (code !== ErrorCode.MethodNotFound || !message.startsWith("Method not found")) {
+        answered.push(name);
+      }
+    }
+  }
+  assert.ok(answered.includes("skills/list") && answered.includes("tools/call"), "not vacuous");
+  assert.deepEqual([...new Set(answered)].filter((name) => !planted.has(name)), []);
+  await server.close();
 });
 
 Deno.test("the reply's last masking step masks each error and _meta once, with a mask that is not idempotent", async () => {

@@ -11,7 +11,7 @@
 
 import type { MethodContext, MethodHandler } from "../../dispatcher/dispatcher.ts";
 import { ErrorCode, quote, RpcError } from "../../jsonrpc/errors.ts";
-import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
 import type { ContextServices } from "../../core/context_base.ts";
@@ -86,9 +86,10 @@ function listSkills(
   request: MethodContext<McpSession>,
 ): Record<string, unknown> {
   requireSkills(deps, "skills/list");
-  if (era === "legacy") return deps.catalog.list(params, request.session.principal);
-  readRequestMeta(params);
-  const result = deps.catalog.list(params, request.session.principal);
+  if (era === "modern") readRequestMeta(params);
+  // The entries quote each SKILL.md's frontmatter, which the masker hides when the file is read.
+  const result = maskedEntries(deps, deps.catalog.list(params, request.session.principal));
+  if (era === "legacy") return result;
   return modernResult(deps.serverInfo, result, listHints(deps.listTtlMs, [], variesByCaller(deps)));
 }
 
@@ -150,6 +151,12 @@ async function guarded(
   throw modernError(outcome, "resource", parsed.call.name);
 }
 
+/** `result` through the server's masker: entries quote each SKILL.md's frontmatter, the file's own text. */
+function maskedEntries(deps: SkillsDeps, result: Record<string, unknown>): Record<string, unknown> {
+  const masked = deps.services.mask(result);
+  return isRecord(masked) ? masked : result;
+}
+
 function invalid(message: string): CallOutcome {
   return { status: "not_found", error: new RpcError(ErrorCode.InvalidParams, message) };
 }
@@ -168,7 +175,7 @@ async function getSkill(
     if (skill === undefined) {
       return invalid(`No skill is served at ${quote(uri, 80, deps.services.mask)}`);
     }
-    return { status: "ok", result: { skill: skill.entry } };
+    return { status: "ok", result: maskedEntries(deps, { skill: skill.entry }) };
   });
   if (era === "legacy") return result;
   return modernResult(
@@ -193,7 +200,7 @@ async function readDirectory(
     if (listing === undefined) {
       return invalid(`${quote(uri, 80, deps.services.mask)} is not a directory resource`);
     }
-    return { status: "ok", result: listing };
+    return { status: "ok", result: maskedEntries(deps, listing) };
   });
   return era === "legacy" ? result : modernResult(deps.serverInfo, result);
 }
