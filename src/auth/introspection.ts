@@ -33,14 +33,15 @@ export function namesAudience(aud: unknown, audience: string): boolean {
 }
 
 /**
- * The claims of an active token meant for this resource; null otherwise.
+ * The claims of an active token meant for this resource; otherwise why
+ * not, as an audit reason.
  *
  * @throws {UpstreamError} When the endpoint cannot be asked.
  */
 export async function introspect(
   token: string,
   settings: IntrospectionSettings,
-): Promise<Record<string, unknown> | null> {
+): Promise<Record<string, unknown> | string> {
   const basic = btoa(
     `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`,
   );
@@ -51,12 +52,21 @@ export async function introspect(
       "content-type": "application/x-www-form-urlencoded",
     },
   });
-  if (answer.active !== true) return null;
-  if (answer.iss !== undefined && answer.iss !== settings.issuer) return null;
-  if (!namesAudience(answer.aud, settings.audience)) return null;
+  return rejection(answer, settings) ?? answer;
+}
+
+/** Why an introspection answer does not grant access, or undefined when it does. */
+function rejection(
+  answer: Record<string, unknown>,
+  settings: IntrospectionSettings,
+): string | undefined {
+  if (answer.active !== true) return "inactive";
+  if (answer.iss !== undefined && answer.iss !== settings.issuer) return "wrong_issuer";
+  if (!namesAudience(answer.aud, settings.audience)) return "wrong_audience";
   const now = settings.now() / 1000;
   const skew = settings.clockSkewSeconds;
-  if (typeof answer.exp !== "number" || answer.exp + skew <= now) return null;
-  if (typeof answer.nbf === "number" && answer.nbf - skew > now) return null;
-  return answer;
+  if (typeof answer.exp !== "number") return "missing_exp";
+  if (answer.exp + skew <= now) return "expired";
+  if (typeof answer.nbf === "number" && answer.nbf - skew > now) return "not_yet_valid";
+  return undefined;
 }

@@ -9,6 +9,7 @@
 
 import type { AuthGrant } from "../call/context.ts";
 import { isMetadataPath } from "../auth/metadata.ts";
+import { auditAuthRefusal } from "./auth_refusals.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { type Endpoint, sessionOf } from "./endpoint.ts";
 import type { HttpProtocolSession } from "./options.ts";
@@ -53,7 +54,10 @@ export async function handleRequest<S extends HttpProtocolSession>(
   }
   // Without authentication there is nothing to wait for.
   const caller = endpoint.authenticates ? await callerOf(endpoint, request) : ANONYMOUS;
-  if (caller instanceof Response) return caller;
+  if (caller instanceof Response) {
+    await auditAuthRefusal(endpoint, request, caller, undefined);
+    return caller;
+  }
   const version = request.headers.get("mcp-protocol-version");
   if (request.method === "POST") {
     return await post(endpoint, request, caller.principal, version, caller.grant);
