@@ -180,8 +180,11 @@ export interface HttpHost<S extends HttpProtocolSession> {
   readonly modern: boolean;
   /** The notifications revision 2026-07-28 defines; any other is 404 over HTTP. */
   readonly modernNotifications: ReadonlySet<string>;
-  /** The methods the server implements in revision 2026-07-28; any other is 404 over HTTP. */
-  readonly modernMethods: ReadonlySet<string>;
+  /**
+   * The methods the server implements in revision 2026-07-28, extensions in
+   * use included; any other is 404 over HTTP.
+   */
+  readonly modernMethods: { has(method: string): boolean };
   /** The server's masker: what the endpoint writes of a request (a header, a version) passes it. */
   readonly mask: Mask;
   /**

@@ -11,7 +11,6 @@ import type { Dispatcher } from "../dispatcher/dispatcher.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "../core/lifecycle.ts";
 import { McpSession } from "../core/session.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import { MODERN_METHOD_NAMES } from "../eras/methods/modern.ts";
 import type { createHttpHandler } from "../http/handler.ts";
 import type { HttpHost, HttpOptions } from "../http/options.ts";
 import type { Transport } from "../transports/transport.ts";
@@ -42,6 +41,8 @@ export interface ConnectionsDeps {
   readonly http: HttpOptions | undefined;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers. */
   readonly headerParams: HttpHost<McpSession>["headerParams"];
+  /** Whether the server implements `method` in revision 2026-07-28 now (extensions in use count). */
+  readonly modernMethods: HttpHost<McpSession>["modernMethods"];
   /** Diagnostics. */
   readonly log: (message: string) => void;
   /** What the endpoint's refusals are masked and audited with. */
@@ -97,7 +98,7 @@ export class Connections {
       legacyVersions: LEGACY_PROTOCOL_VERSIONS,
       modern: deps.resolved.modern,
       modernNotifications: MODERN_NOTIFICATIONS,
-      modernMethods: MODERN_METHOD_NAMES,
+      modernMethods: deps.modernMethods,
       mask: deps.refusals.mask,
       refused: refusalRecorder(deps.refusals),
       headerParams: deps.headerParams,

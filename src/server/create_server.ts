@@ -14,6 +14,8 @@ import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import { SkillCatalog } from "../extensions/skills/catalog.ts";
+import { SKILLS_METHOD_NAMES } from "../extensions/skills/methods.ts";
+import { MODERN_METHOD_NAMES } from "../eras/methods/modern.ts";
 import { bundleOf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
@@ -106,6 +108,7 @@ export function createServer<
     resolved,
     http: options.http,
     headerParams: (tool) => registry.tools.get(tool)?.headers,
+    modernMethods: { has: (method) => implementsModern(method, skills) },
     log,
     refusals: {
       guardrails,
@@ -132,6 +135,11 @@ export function createServer<
     connections,
     shutdown,
   });
+}
+
+/** Whether revision 2026-07-28 has `method`: a skills method only while a skill is served. */
+function implementsModern(method: string, skills: SkillCatalog): boolean {
+  return MODERN_METHOD_NAMES.has(method) || (SKILLS_METHOD_NAMES.has(method) && skills.size > 0);
 }
 
 /** Registers the items the options list, in order: tools, resources, templates, prompts. */

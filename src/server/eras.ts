@@ -85,7 +85,8 @@ export function createDispatcher(deps: EraDeps): Dispatcher<McpSession> {
     serverInfo: deps.resolved.serverInfo,
     listTtlMs: deps.resolved.listTtlMs,
     readTtlMs: deps.resolved.readTtlMs,
-    callerScoped: deps.options.http?.authenticate !== undefined,
+    callerScoped: deps.options.http?.authenticate !== undefined ||
+      deps.options.http?.auth !== undefined,
   });
   for (const [name, handler] of skills.legacy) legacy.methods.set(name, handler);
   for (const [name, handler] of skills.modern) modern.set(name, handler);

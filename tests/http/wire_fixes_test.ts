@@ -13,6 +13,8 @@ import { callbackAuditSink, createGuardrails } from "../../guardrails.ts";
 import { errorOf, MODERN, modernRequest } from "../_helpers/helpers.ts";
 import { jsonOf, modernPost, openSession, post } from "../_helpers/http_helpers.ts";
 import { EMPTY } from "../_helpers/peer.ts";
+import { isRecord } from "../../src/jsonrpc/messages.ts";
+import { loadSkill } from "../../skills.ts";
 
 const SECRET = "ODK-4f9a8b7c6d5e4f3a2b1c0d9e8f7a";
 
@@ -100,6 +102,24 @@ Deno.test("404 only for a method the server does not implement; other errors are
     const reply = await jsonOf(response);
     assert.deepEqual([response.status, errorOf(reply).code], [status, code], method);
   }
+  await server.close();
+});
+
+Deno.test("an extension's methods are implemented (200) only while it is in use, else 404", async () => {
+  const server = wireServer();
+  const list = () => modernPost(server, modernRequest(4, "skills/list", {}));
+  const before = await list();
+  assert.deepEqual([before.status, errorOf(await jsonOf(before)).code], [404, -32601]);
+  const skill = server.skill(
+    await loadSkill({
+      files: { "SKILL.md": "---\nname: desk\ndescription: Works the desk.\n---\nSteps.\n" },
+    }),
+  );
+  const during = await list();
+  assert.equal(during.status, 200);
+  assert.ok(isRecord((await jsonOf(during)).result));
+  skill.remove();
+  assert.equal((await list()).status, 404);
   await server.close();
 });
 

@@ -46,6 +46,13 @@ export interface SkillsDeps {
 type Handler = MethodHandler<McpSession>;
 type Era = "legacy" | "modern";
 
+/** The extension's method names, served while a skill is registered. */
+export const SKILLS_METHOD_NAMES: ReadonlySet<string> = new Set([
+  "skills/list",
+  "skills/get",
+  "resources/directory/read",
+]);
+
 /** The methods, one table per era. */
 export function skillsMethods(deps: SkillsDeps): Record<Era, Map<string, Handler>> {
   const tables: Record<Era, Map<string, Handler>> = { legacy: new Map(), modern: new Map() };
