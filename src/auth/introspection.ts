@@ -8,6 +8,7 @@
  */
 
 import { type FetchBounds, fetchJson } from "./fetch_json.ts";
+import type { IntrospectionCache } from "./introspection_cache.ts";
 
 /** Where and as whom to introspect. */
 export interface IntrospectionSettings extends FetchBounds {
@@ -41,7 +42,19 @@ export function namesAudience(aud: unknown, audience: string): boolean {
 export async function introspect(
   token: string,
   settings: IntrospectionSettings,
+  cache?: IntrospectionCache,
 ): Promise<Record<string, unknown> | string> {
+  const answer = cache === undefined
+    ? await ask(token, settings)
+    : await cache.answer(token, () => ask(token, settings));
+  return rejection(answer, settings) ?? answer;
+}
+
+/** The authorization server's answer about `token`, frozen (a cached one is shared). */
+async function ask(
+  token: string,
+  settings: IntrospectionSettings,
+): Promise<Record<string, unknown>> {
   const basic = btoa(
     `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`,
   );
@@ -52,7 +65,7 @@ export async function introspect(
       "content-type": "application/x-www-form-urlencoded",
     },
   });
-  return rejection(answer, settings) ?? answer;
+  return Object.freeze(answer);
 }
 
 /** Why an introspection answer does not grant access, or undefined when it does. */

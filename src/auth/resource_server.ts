@@ -14,6 +14,7 @@ import { type Refusal, refusalResponse } from "./challenge.ts";
 import { boundKey, credentialsOf, scopesOf } from "./credentials.ts";
 import { DpopChecker } from "./dpop.ts";
 import { introspect } from "./introspection.ts";
+import { IntrospectionCache } from "./introspection_cache.ts";
 import { Issuer } from "./issuer.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { missingScopes, scopesNeeded } from "./scopes.ts";
@@ -51,6 +52,8 @@ interface Loaded {
   readonly jose: JoseModule;
   readonly issuer: Issuer;
   readonly dpop: DpopChecker | undefined;
+  /** Introspection answers, when opaque tokens are introspected. */
+  readonly answers: IntrospectionCache | undefined;
 }
 
 /**
@@ -97,7 +100,11 @@ async function loadParts(settings: ResolvedAuth): Promise<Loaded> {
   const jose = await loadJose();
   const issuer = new Issuer(jose, settings.issuer, settings.keyCache, settings.jwksUri);
   const dpop = settings.dpop === undefined ? undefined : new DpopChecker(jose, settings.dpop);
-  return { jose, issuer, dpop };
+  const introspection = settings.introspection;
+  const answers = introspection === undefined
+    ? undefined
+    : new IntrospectionCache(introspection.cacheMs, introspection.cacheSize, settings.jwt.now);
+  return { jose, issuer, dpop, answers };
 }
 
 function insufficient(scopes: readonly string[]): Refusal {
@@ -213,7 +220,7 @@ async function introspectWith(
     ...settings.jwt,
     ...introspection,
     endpoint,
-  });
+  }, parts.answers);
 }
 
 /**
