@@ -61,6 +61,8 @@ export interface JwtChecks {
   readonly clockSkewSeconds: number;
   /** The clock, in ms. */
   readonly now: () => number;
+  /** The `typ` header required (RFC 9068: `at+jwt`, `application/` prefix optional), if any. */
+  readonly typ: string | undefined;
 }
 
 /** Whether `token` has the shape of a JWS in compact form (three base64url parts). */
@@ -75,6 +77,7 @@ const CLAIM_REASONS: ReadonlyMap<string, string> = new Map([
   ["nbf", "not_yet_valid"],
   ["exp", "missing_exp"],
   ["iat", "bad_iat"],
+  ["typ", "wrong_type"],
 ]);
 
 /** The audit reasons of jose's error codes. */
@@ -126,6 +129,8 @@ export async function verifyJwt(
         clockTolerance: checks.clockSkewSeconds,
         currentDate: new Date(checks.now()),
         requiredClaims: ["exp"],
+        // jose compares case-insensitively, with or without the "application/" prefix.
+        ...(checks.typ === undefined ? {} : { typ: checks.typ }),
       },
     );
     return payload;

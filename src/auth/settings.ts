@@ -31,6 +31,7 @@ export interface ResourceServerOptions {
     prompts?: Readonly<Record<string, readonly string[]>>;
   };
   algorithms?: readonly string[];
+  requireAtJwtType?: boolean;
   clockSkewSeconds?: number;
   principalClaim?: string;
   claims?: readonly string[];
@@ -169,6 +170,7 @@ export function resolveAuth(options: ResourceServerOptions): ResolvedAuth {
       algorithms,
       clockSkewSeconds: skew,
       now,
+      typ: options.requireAtJwtType === true ? "at+jwt" : undefined,
     },
     keyCache: { timeoutMs, maxBytes: 256 * 1024, maxAgeMs: 10 * 60_000, cooldownMs: 30_000, now },
     jwksUri: uriOrUndefined(options.jwksUri, "jwksUri"),

@@ -81,6 +81,14 @@ export function oauthResourceServer(options: {
    * @default {RS*, PS*, ES*, EdDSA}
    */
   algorithms?: readonly string[];
+  /**
+   * Refuse JWTs whose `typ` header is not RFC 9068's `at+jwt` (or
+   * `application/at+jwt`), so an ID token or another JWT of the issuer cannot
+   * pass as an access token. Off by default: many authorization servers
+   * issue access tokens typed `JWT`.
+   * @default {false}
+   */
+  requireAtJwtType?: boolean;
   /** Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds (0 to 300). @default {30} */
   clockSkewSeconds?: number;
   /** The claim naming the principal. @default {"sub"} */
