@@ -49,6 +49,12 @@ export interface RefusalFacts {
   readonly principal: string | undefined;
 }
 
+/** The reason of a refusal that names none: DPoP's 503s (its replay store or its bound). */
+function defaultReason(status: number): string {
+  if (status === 503) return "unavailable";
+  return status === 401 ? "no_token" : "refused";
+}
+
 /** The facts behind the responses `refusalResponse` built (a refusal is rare: no cost per request). */
 const FACTS = new WeakMap<Response, RefusalFacts>();
 
@@ -136,7 +142,7 @@ export function refusalResponse(refusal: Refusal, settings: ChallengeSettings): 
   FACTS.set(response, {
     status: refusal.status,
     error: refusal.error ?? null,
-    reason: refusal.reason ?? refusal.error ?? (refusal.status === 401 ? "no_token" : "refused"),
+    reason: refusal.reason ?? refusal.error ?? defaultReason(refusal.status),
     description: refusal.description ?? null,
     principal: refusal.principal,
   });

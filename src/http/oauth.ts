@@ -61,11 +61,9 @@ export function oauthResourceServer(options: {
   /** Scopes every request needs; the 401 challenge names them. @default {[]} */
   requiredScopes?: readonly string[];
   /**
-   * The scopes an item needs, by glob over tool and prompt names and
-   * resource URIs; every matching glob adds its scopes. Items the caller's
-   * scopes do not cover are answered 403 `insufficient_scope` and left out
-   * of lists.
-   * @default {{}}
+   * The scopes an item needs, by glob over tool and prompt names and resource URIs; every matching
+   * glob adds its scopes. Items the caller's scopes do not cover are answered 403
+   * `insufficient_scope` and left out of lists. @default {{}}
    */
   scopes?: {
     /** Tool name glob → scopes. */
@@ -76,39 +74,27 @@ export function oauthResourceServer(options: {
     prompts?: Readonly<Record<string, readonly string[]>>;
   };
   /**
-   * The JWT signature algorithms accepted; asymmetric only (`none` and
-   * HS* are refused at start-up).
-   * @default {RS*, PS*, ES*, EdDSA}
+   * The JWT signature algorithms accepted; asymmetric only (`none` and HS* are refused at
+   * start-up). @default {RS*, PS*, ES*, EdDSA}
    */
   algorithms?: readonly string[];
-  /**
-   * Refuse JWTs whose `typ` header is not RFC 9068's `at+jwt` (or
-   * `application/at+jwt`), so an ID token or another JWT of the issuer cannot
-   * pass as an access token. Off by default: many authorization servers
-   * issue access tokens typed `JWT`.
-   * @default {false}
-   */
+  /** Require RFC 9068's `typ: at+jwt` (many servers type access tokens `JWT`). @default {false} */
   requireAtJwtType?: boolean;
   /** Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds (0 to 300). @default {30} */
   clockSkewSeconds?: number;
   /** The claim naming the principal. @default {"sub"} */
   principalClaim?: string;
   /**
-   * The claims handlers and guardrails may read (`context.auth.claims`),
-   * e.g. `["email", "org_id"]`; the others, and the token itself, never
-   * leave the resource server.
-   * @default {[]}
+   * The claims handlers and guardrails may read (`context.auth.claims`), e.g. `["email"]`; the
+   * others, and the token itself, never leave the resource server. @default {[]}
    */
   claims?: readonly string[];
   /** The JWKS URL, instead of the one the issuer's metadata names. */
   jwksUri?: string;
   /**
-   * Opaque (non-JWT) tokens are introspected (RFC 7662) with these client
-   * credentials; the endpoint defaults to the issuer's
-   * `introspection_endpoint`. Without it, only JWTs are accepted. Answers
-   * are cached: an active one until the token's `exp` or `cacheSeconds`
-   * (0 to 3600, default 60; 0 turns the cache off), an inactive one 5 s at
-   * most; `cacheSize` (default 10000) answers at most.
+   * Opaque tokens are introspected (RFC 7662) with these credentials (endpoint: the issuer's
+   * `introspection_endpoint`); else only JWTs pass. Answers are cached up to the token's `exp` and
+   * `cacheSeconds` (60; 0: off), inactive ones 5 s, `cacheSize` (10000) at most.
    */
   introspection?: {
     endpoint?: string;
@@ -123,12 +109,10 @@ export function oauthResourceServer(options: {
    */
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
   /**
-   * DPoP-bound tokens (RFC 9449). Tokens bound by `cnf.jkt` are accepted
-   * only with a valid proof; `required` refuses unbound tokens; `nonce`
-   * makes proofs echo a server nonce (kept per instance); `store` remembers
-   * used proofs across the instances sharing it, so a proof replayed at
-   * another instance is refused too.
-   * @default {undefined} (bound tokens are refused)
+   * DPoP-bound tokens (RFC 9449). Tokens bound by `cnf.jkt` are accepted only with a valid proof;
+   * `required` refuses unbound tokens; `nonce` makes proofs echo a server nonce (per instance);
+   * `store` remembers used proofs across the instances sharing it, so a proof replayed at another
+   * instance is refused too. @default {undefined} (bound tokens are refused)
    */
   dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number; store?: SharedStore };
   /** `resource_name` in the metadata. */

@@ -154,7 +154,11 @@ export interface HttpOptions {
 export interface HttpProtocolSession extends DispatchSession {
   /** The negotiated revision; set by the transport for sessionless requests. */
   protocolVersion: string | undefined;
-  /** What the latest request's access token grants; set by the transport under OAuth. */
+  /**
+   * What the access token of the request about to be dispatched grants; set
+   * by the transport under OAuth just before it dispatches (each request
+   * keeps its own).
+   */
   auth: AuthGrant | undefined;
   /** Connects the session's outbound side (`related`: the request a message belongs to). */
   attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
