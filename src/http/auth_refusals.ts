@@ -52,11 +52,25 @@ async function refusedBody(request: Request): Promise<unknown> {
   }
 }
 
+/** The reason of a 403 for a legacy session opened by another principal. */
+export const OTHER_PRINCIPAL = "session_of_another_principal";
+
+/**
+ * Whether `response` (from `sessionOf`) refuses a session that belongs to
+ * another principal: an authorization refusal the audit records.
+ */
+export function isOtherPrincipal<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  response: Response,
+): boolean {
+  return endpoint.authenticates && response.status === 403;
+}
+
 /**
  * Records the authorization refusal `response` of `request`: one entry per
  * message its body names (read here when `value` is not given), or one for
- * the request. `principal` is the caller when authentication proved one.
- * Never rejects.
+ * the request. `principal` is the caller when authentication proved one;
+ * `reason` names a refusal the resource server did not make. Never rejects.
  */
 export async function auditAuthRefusal<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
@@ -64,6 +78,7 @@ export async function auditAuthRefusal<S extends HttpProtocolSession>(
   response: Response,
   principal: string | undefined,
   value?: unknown,
+  reason?: string,
 ): Promise<void> {
   const facts = refusalFacts(response);
   const body = value === undefined ? await refusedBody(request).catch(() => undefined) : value;
@@ -73,7 +88,7 @@ export async function auditAuthRefusal<S extends HttpProtocolSession>(
       auth: {
         http_status: facts.status,
         error: facts.error,
-        reason: facts.reason,
+        reason: reason ?? facts.reason,
         http_method: request.method,
       },
     },

@@ -11,7 +11,7 @@ import { createServer, type Server } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
 import { createGuardrails } from "../../guardrails.ts";
 import { initialize, modernRequest, request } from "../_helpers/helpers.ts";
-import { ENDPOINT, modernPost, post, send } from "../_helpers/http_helpers.ts";
+import { ENDPOINT, modernPost, openSession, post, send } from "../_helpers/http_helpers.ts";
 import { jose, type TestAuthServer, testKey } from "../_helpers/auth_server.ts";
 import { AUDIENCE, bearer, CALL_WHOAMI, tools, withAs } from "../_helpers/auth_fixture.ts";
 
@@ -323,5 +323,40 @@ Deno.test("initialize refused for its token is audited too (legacy era)", async 
     assert.equal(entries[0]?.method, "initialize");
     assert.equal(entries[0]?.outcome, "denied");
     assert.equal(entries[0]?.request_id, 0);
+  });
+});
+
+Deno.test("a legacy session used with another subject's token is a 403 audited with that subject", async () => {
+  await withAs(async (as) => {
+    const alice = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
+    const bob = await as.mint({ sub: "bob", aud: AUDIENCE, scope: "orders:read" });
+    const { entries, text } = await audited(as, {}, async (server) => {
+      const session = await openSession(server, { headers: bearer(alice) });
+      const posted = await session.post(LEGACY_WHOAMI, bearer(bob));
+      const streamed = await session.get(bearer(bob));
+      for (const response of [posted, streamed]) {
+        assert.equal(response.status, 403);
+        await response.body?.cancel();
+      }
+    });
+    const refusals = entries.filter((entry) => entry.arguments.auth !== undefined);
+    assert.equal(refusals.length, 2);
+    for (
+      const [entry, method, httpMethod] of [
+        [refusals[0], "tools/call", "POST"],
+        [refusals[1], "", "GET"],
+      ] as const
+    ) {
+      assert.equal(entry?.principal, "bob");
+      assert.equal(entry?.method, method);
+      assert.equal(entry?.outcome, "denied");
+      assert.deepEqual(entry?.arguments.auth, {
+        http_status: 403,
+        error: null,
+        reason: "session_of_another_principal",
+        http_method: httpMethod,
+      });
+    }
+    for (const used of [alice, bob]) assert.ok(!text.includes(used.split(".")[2] ?? ""));
   });
 });
