@@ -17,8 +17,8 @@
  * @module
  */
 
+export { MemoryTaskStore } from "./src/eras/tasks/memory_task_store.ts";
 export {
-  MemoryTaskStore,
   type TaskMessage,
   type TaskPatch,
   type TaskRecord,

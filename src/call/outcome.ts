@@ -19,7 +19,10 @@ const INVALID_PARAMS = ErrorCode.InvalidParams;
  * wire code. Bad tool arguments are "invalid" either way: a -32602 error,
  * or (revision 2025-11-25, SEP-1303) an `isError` result the model can read.
  * "input_required" is an interim multi round-trip result (revision
- * 2026-07-28); "error" is a protocol error a handler threw itself.
+ * 2026-07-28); "error" is a protocol error a handler threw itself;
+ * "quota_exceeded" a call refused because its principal holds its quota of
+ * something the server keeps (tasks, listen streams, calls in flight,
+ * multi round-trip states).
  *
  * @example A guardrail that counts the failed calls of each tool
  * ```ts
@@ -49,6 +52,7 @@ export type CallOutcome =
       | "error"
       | "denied"
       | "rate_limited"
+      | "quota_exceeded"
       | "invalid"
       | "not_found"
       | "internal_error"
@@ -79,6 +83,7 @@ export function sentErrorCode(
     case "denied":
       return MODERN_ACCESS_DENIED;
     case "rate_limited":
+    case "quota_exceeded":
       return MODERN_RATE_LIMITED;
     case "not_found":
       return INVALID_PARAMS;

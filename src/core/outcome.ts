@@ -37,6 +37,16 @@ export function cancelledOutcome(): CallOutcome {
 }
 
 /**
+ * Tells the operator that a handler threw: one line naming what failed,
+ * then the stack (the server's log drops stack lines when `logStacks` is
+ * off). The log masks it, as every diagnostic.
+ */
+export function logThrown(log: (message: string) => void, what: string, error: unknown): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  log(`warden: ${what} failed: ${detail}`);
+}
+
+/**
  * The outcome for an exception from a resource reader or prompt getter:
  * `RpcError`s keep their code; anything else is -32603 with a generic
  * message and the detail on stderr.
@@ -50,8 +60,7 @@ export function thrownOutcome(
   if (signal.aborted) return cancelledOutcome();
   if (error instanceof InputRequiredError) return inputRequiredOutcome();
   if (error instanceof RpcError) return errorOutcome(error);
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  log(`warden: ${what} failed: ${detail}`);
+  logThrown(log, what, error);
   return {
     status: "internal_error",
     error: new RpcError(ErrorCode.InternalError, "Internal error"),

@@ -13,10 +13,12 @@ import type { CallNext, CallOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
 import { canonicalUri } from "./canonical_uri.ts";
-import { complete, type Completer, parseCompletionRequest } from "./completion.ts";
+import { parseCompletionRequest } from "./completion.ts";
+import { completionStep } from "./completion_step.ts";
 import type { ItemCache } from "./cache.ts";
 import type { RequestContext } from "./context.ts";
 import { paginate } from "./pagination.ts";
+import { PrincipalCounts, quotaOutcome } from "./quotas.ts";
 import { getPrompt } from "./prompts.ts";
 import type { Registry } from "./registry.ts";
 import type { ListName } from "../store/change_bus.ts";
@@ -93,6 +95,11 @@ export interface RequestCoreOptions {
   /** Diagnostics. */
   readonly log: (message: string) => void;
   /**
+   * The most guarded calls one principal may have in flight.
+   * @default {64}
+   */
+  readonly inflightQuota?: number;
+  /**
    * Whether a caller granted `scopes` (by an OAuth access token) may see an
    * item; absent when the server checks no scopes.
    */
@@ -125,6 +132,10 @@ export class RequestCore {
   readonly #pipeline: Pipeline;
   readonly #pageSize: number | undefined;
   readonly #log: (message: string) => void;
+  /** Guarded calls in flight, by principal. */
+  readonly #inflight: PrincipalCounts;
+  /** The last step of a call refused for its principal's calls in flight (made once). */
+  readonly #busy: CallNext;
   readonly #scopeVisible: RequestCoreOptions["scopeVisible"];
 
   constructor(options: RequestCoreOptions) {
@@ -134,6 +145,14 @@ export class RequestCore {
     this.#pipeline = options.pipeline;
     this.#pageSize = options.pageSize;
     this.#log = options.log;
+    this.#inflight = new PrincipalCounts(options.inflightQuota ?? 64);
+    const busy = quotaOutcome("inflightCalls", this.#inflight.limit);
+    this.#busy = () => Promise.resolve(busy);
+  }
+
+  /** How many guarded calls `principal` has in flight. */
+  inflight(principal: string | undefined): number {
+    return this.#inflight.held(principal);
   }
 
   /** Whether every guardrail lets `principal` see an item. */
@@ -225,11 +244,17 @@ export class RequestCore {
   /**
    * Runs a parsed call through the pipeline with `step` as its last step.
    * A malformed call still crosses the pipeline (the audit records it) and
-   * is refused where the work would be done. Never rejects.
+   * is refused where the work would be done; so is a call whose principal
+   * has its quota of calls in flight. Never rejects.
    */
   async guard(parsed: ParsedCall, step: CallNext): Promise<CallOutcome> {
     const { problem } = parsed;
-    const core: CallNext = problem === undefined
+    const principal = parsed.call.context.principal;
+    // Taken before the pipeline, so a refusal still crosses it (access, audit) like any other.
+    const counted = this.#inflight.take(principal);
+    const core: CallNext = !counted
+      ? this.#busy
+      : problem === undefined
       ? step
       : () => Promise.resolve({ status: "invalid", error: problem });
     try {
@@ -246,6 +271,8 @@ export class RequestCore {
         status: "internal_error",
         error: new RpcError(ErrorCode.InternalError, "Internal error"),
       };
+    } finally {
+      if (counted) this.#inflight.release(principal);
     }
   }
 
@@ -355,34 +382,14 @@ export class RequestCore {
     if (problem !== undefined) {
       return { call, problem, step: () => Promise.resolve({ status: "invalid", error: problem }) };
     }
-    const { name } = call;
-    const step: CallNext = async () => {
-      let completer: Completer | undefined;
-      if (isPrompt) {
-        const prompt = this.registry.prompts.get(name);
-        if (prompt === undefined) return notFound("prompt", name, context.mask);
-        completer = prompt.definition.arguments?.find((a) => a.name === request.argument.name)
-          ?.complete;
-      } else {
-        const template = this.registry.templates.get(name);
-        if (template === undefined) return notFound("resource template", name, context.mask);
-        const completers = template.definition.complete;
-        completer = completers !== undefined && Object.hasOwn(completers, request.argument.name)
-          ? completers[request.argument.name]
-          : undefined;
-      }
-      try {
-        return { status: "ok", result: await complete(completer, request) };
-      } catch (error) {
-        if (error instanceof RpcError) return { status: "error", error };
-        const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-        this.#log(`warden: completing ${quote(name)} failed: ${detail}`);
-        return {
-          status: "internal_error",
-          error: new RpcError(ErrorCode.InternalError, "Internal error"),
-        };
-      }
-    };
+    const step = completionStep(
+      this.registry,
+      request,
+      isPrompt,
+      call.name,
+      context.mask,
+      this.#log,
+    );
     return { call, problem: undefined, step };
   }
 }

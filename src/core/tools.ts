@@ -15,8 +15,14 @@ import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
 import { InputRequiredError } from "./client_asks.ts";
-import { cancelledOutcome, errorOutcome, inputRequiredOutcome, invalidParams } from "./outcome.ts";
-import { RpcError } from "../jsonrpc/errors.ts";
+import {
+  cancelledOutcome,
+  errorOutcome,
+  inputRequiredOutcome,
+  invalidParams,
+  logThrown,
+} from "./outcome.ts";
+import { quote, RpcError } from "../jsonrpc/errors.ts";
 import { checkIcons, type Icon, revisionAtLeast } from "./lifecycle.ts";
 
 /**
@@ -376,6 +382,8 @@ export async function runTool(
     if (context.aborted) return cancelledOutcome();
     if (error instanceof InputRequiredError) return inputRequiredOutcome();
     if (error instanceof RpcError) return errorOutcome(error);
+    // The client reads the message as an isError result; the operator needs the stack.
+    logThrown(log, `tool ${quote(name)}`, error);
     const message = error instanceof Error ? error.message : String(error);
     return toolError(message.length > 0 ? message : `Tool '${name}' failed`);
   }

@@ -65,7 +65,7 @@ export function createServer<
   const resolved = resolveOptions(options);
   const guardrails = orderGuardrails(options.guardrails ?? []);
   const services = serverMasker(guardrails);
-  const log = maskedLog(options.log, services.mask);
+  const log = maskedLog(options.log, services.mask, options.logStacks ?? true);
   const live = new LiveSessions();
   const subscriptions = new SubscriptionHub();
   const roots = new RootsListeners(log);
@@ -84,6 +84,7 @@ export function createServer<
     pipeline,
     pageSize: options.pageSize,
     log,
+    inflightQuota: resolved.quotas.inflightCalls,
     scopeVisible,
   });
   const now = options.now ?? Date.now;

@@ -9,6 +9,7 @@
 import { Dispatcher } from "../dispatcher/dispatcher.ts";
 import type { ContextServices } from "../core/context_base.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../core/lifecycle.ts";
+import { PrincipalCounts } from "../core/quotas.ts";
 import type { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { legacyMethods } from "../eras/methods/legacy.ts";
@@ -65,7 +66,7 @@ export function createTaskRunner(
   log: (message: string) => void,
 ): TaskRunner {
   const tasks: TaskRunner = new TaskRunner({
-    ...resolveTaskOptions(options.tasks, now, options.store),
+    ...resolveTaskOptions(options.tasks, now, options.store, options.quotas?.tasks),
     services,
     now,
     log,
@@ -136,8 +137,10 @@ function modernTable(deps: EraDeps): ReturnType<typeof modernMethods> {
       resolved.stateSecrets,
       MAX_REQUEST_STATE_BYTES,
       options.store === undefined ? undefined : storedStateSecrets(options.store),
+      resolved.quotas.requestStates,
     ),
     subscriptions: deps.subscriptions,
+    listenStreams: new PrincipalCounts(resolved.quotas.listenStreams),
     listTtlMs: resolved.listTtlMs,
     readTtlMs: resolved.readTtlMs,
     callerScoped: options.http?.authenticate !== undefined || options.http?.auth !== undefined,

@@ -30,14 +30,20 @@ export function serverMasker(guardrails: readonly Guardrail[]): ContextServices 
   return { mask: callMask ?? keepAsIs, callMask };
 }
 
+/** The frames of a V8 stack trace, each on its own line ("    at f (file:1:2)"). */
+const STACK_FRAMES = /\n\s+at [^\n]*/g;
+
 /**
  * The server's diagnostic log: `write` (stderr when absent) behind the
- * masker, since diagnostics carry error messages and stacks.
+ * masker, since diagnostics carry error messages and stacks; without
+ * `stacks`, the frames of a stack are left out (its first line stays).
  */
 export function maskedLog(
   write: ((message: string) => void) | undefined,
   mask: Mask,
+  stacks = true,
 ): (message: string) => void {
   const writeLine = write ?? ((message: string) => console.error(message));
-  return (message) => writeLine(mask(message));
+  if (stacks) return (message) => writeLine(mask(message));
+  return (message) => writeLine(mask(message.replace(STACK_FRAMES, "")));
 }

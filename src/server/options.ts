@@ -7,6 +7,7 @@
 
 import { checkTtl } from "../core/cache.ts";
 import type { Implementation } from "../core/lifecycle.ts";
+import { type Quotas, resolveQuotas } from "../core/quotas.ts";
 import { checkSecret } from "../eras/modern/request_state.ts";
 import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ServerOptions } from "./types.ts";
@@ -23,6 +24,7 @@ export interface ResolvedOptions {
   readonly maxInputRounds: number;
   readonly modern: boolean;
   readonly principal: string | undefined;
+  readonly quotas: Quotas;
 }
 
 function positive(value: number | undefined, name: string, integer: boolean): void {
@@ -41,6 +43,21 @@ function reword(error: unknown): never {
   throw error;
 }
 
+/** Checks the numbers, flags and the clock among the options. */
+function checkScalars(options: ServerOptions): void {
+  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
+  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
+  positive(options.pageSize, "pageSize", true);
+  positive(options.maxInputRounds, "maxInputRounds", true);
+  positive(options.requestStateTtlMs, "requestStateTtlMs", true);
+  if (options.logStacks !== undefined && typeof options.logStacks !== "boolean") {
+    throw new TypeError("Cannot create server: logStacks must be a boolean");
+  }
+  if (options.now !== undefined && typeof options.now !== "function") {
+    throw new TypeError("Cannot create server: now must be a function returning ms");
+  }
+}
+
 /** Checks `options` and fills in the defaults. */
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
@@ -52,14 +69,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (typeof options.version !== "string") {
     throw new TypeError("Cannot create server: version must be a string");
   }
-  positive(options.shutdownGraceMs, "shutdownGraceMs", false);
-  positive(options.requestTimeoutMs, "requestTimeoutMs", false);
-  positive(options.pageSize, "pageSize", true);
-  positive(options.maxInputRounds, "maxInputRounds", true);
-  positive(options.requestStateTtlMs, "requestStateTtlMs", true);
-  if (options.now !== undefined && typeof options.now !== "function") {
-    throw new TypeError("Cannot create server: now must be a function returning ms");
-  }
+  checkScalars(options);
   try {
     checkTtl(options.cache?.ttlMs, "cache.ttlMs");
     checkTtl(options.cache?.readTtlMs, "cache.readTtlMs");
@@ -101,6 +111,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       } (options.principal and the guardrails' policy)`,
     );
   }
+  const quotas = resolveQuotas(options.quotas);
   if (options.http?.auth !== undefined && options.http.authenticate !== undefined) {
     throw new TypeError("Cannot create server: give http.auth or http.authenticate, not both");
   }
@@ -120,5 +131,6 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     maxInputRounds: options.maxInputRounds ?? 10,
     modern: eras.includes("modern"),
     principal: options.principal ?? [...named][0],
+    quotas,
   };
 }

@@ -3,12 +3,14 @@
  * with the shutdown a client expects: EOF, SIGINT and SIGTERM all end the
  * session the same way (no new requests are read, in-flight ones get the
  * server's `shutdownGraceMs`, the audit log is flushed) before it returns or
- * the process exits.
+ * the process exits. The end is bounded: a close that hangs (a store that
+ * cannot be reached, a sink that never flushes) does not keep a stdio
+ * server alive once its client has gone.
  *
  * @module
  */
 
-import { hostStdin, hostStdout } from "../runtime/host.ts";
+import { exitProcess, hostStdin, hostStdout } from "../runtime/host.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
 import type { Server } from "./types.ts";
@@ -47,6 +49,40 @@ function endOnAbort(
       return reader.cancel(reason);
     },
   });
+}
+
+/** Lets a timer not keep the process alive: a number on Deno, an object with `unref` on Node and Bun. */
+function unref(timer: unknown): void {
+  if (typeof timer === "number") Deno.unrefTimer(timer);
+  else if (typeof timer === "object" && timer !== null && "unref" in timer) {
+    const release = timer.unref;
+    if (typeof release === "function") release.call(timer);
+  }
+}
+
+/** How long `server.close()` may take after the session ended, beyond the grace period, in ms. */
+const CLOSE_WAIT_MS = 5000;
+
+/**
+ * Closes the server, but waits at most the grace period plus
+ * {@linkcode CLOSE_WAIT_MS}: past it, one line says so on stderr and, when
+ * the session was the host's own stdin, the process exits with 1 (whatever
+ * still hangs would keep it alive). Resolves either way.
+ */
+async function closeWithin(server: Server, ownStdin: boolean): Promise<void> {
+  const waitMs = server.shutdownGraceMs + CLOSE_WAIT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((
+    resolve,
+  ) => (timer = setTimeout(() => resolve("late"), waitMs)));
+  // The timer must not keep a process alive whose close did finish.
+  unref(timer);
+  const closed = server.close().then(() => "closed" as const);
+  const ended = await Promise.race([closed, late]);
+  clearTimeout(timer);
+  if (ended === "closed") return;
+  console.error(`warden: the server did not close within ${waitMs} ms after its session ended`);
+  if (ownStdin) await exitProcess(1);
 }
 
 /**
@@ -100,6 +136,6 @@ export async function serveStdio(
     await session;
   } finally {
     removeSignals();
-    await server.close();
+    await closeWithin(server, options.input === undefined);
   }
 }

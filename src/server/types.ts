@@ -151,6 +151,45 @@ export interface ServerOptions<
    */
   tasks?: TaskOptions;
   /**
+   * Whether a diagnostic about a thrown error (a tool, resource, prompt or
+   * completion handler that threw, an internal error) carries the error's
+   * stack after its message; off, only the message line is logged.
+   * @default {true}
+   */
+  logStacks?: boolean;
+  /**
+   * Quotas per principal, so that one caller cannot exhaust what the
+   * others need (docs/guardrails.md, "Quotas").
+   * Anonymous callers share one principal. A refusal is -32002 (-31002 in
+   * revision 2026-07-28) with `data.quota` and `data.limit`, audited as
+   * `quota_exceeded`.
+   */
+  quotas?: {
+    /**
+     * Tasks kept (working, or finished until their TTL) per principal;
+     * enforced by the default task stores (a custom `tasks.store` keeps its own).
+     * @default {100}
+     */
+    tasks?: number;
+    /**
+     * `subscriptions/listen` streams open at once per principal (revision 2026-07-28).
+     * @default {16}
+     */
+    listenStreams?: number;
+    /**
+     * Guarded calls (tools/call, resources/read, prompts/get, completion,
+     * subscriptions) in flight at once per principal, both eras, every transport.
+     * @default {64}
+     */
+    inflightCalls?: number;
+    /**
+     * Multi round-trip `requestState`s this process remembers (until they
+     * expire, to tell a replay from the same call continuing) per principal.
+     * @default {1000}
+     */
+    requestStates?: number;
+  };
+  /**
    * The server's clock, in ms since the epoch: sealed `requestState`
    * expiries and task times are measured by it; tests pass a fake one.
    * @default {Date.now}

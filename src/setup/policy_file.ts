@@ -96,7 +96,7 @@ function valueOf(node: Node, text: string, source: string): unknown {
  * (default: the current directory), and its rules become `redact.rules`.
  * Throws `SyntaxError` ("Cannot parse policy FILE: expected ',' at 3:7") or
  * `TypeError`/`RangeError` ("Cannot load policy FILE: unknown key "acess" at
- * the top level, expected one of principal, access, …", "Cannot load policy
+ * the top level, expected one of principal, quotas, …", "Cannot load policy
  * FILE: audit.file must NOT have fewer than 1 character") for a bad file.
  *
  * @example

@@ -10,7 +10,7 @@
 
 import { isRecord } from "../jsonrpc/messages.ts";
 import type { TokenBucket } from "./token_bucket.ts";
-import { OutageReporter, reasonOf } from "./outage.ts";
+import { isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
 import { type BucketTake, type SharedStore, StoreUnavailableError } from "./shared_store.ts";
 import { bucketTtlMs, takeBuckets } from "./take_buckets.ts";
 
@@ -115,6 +115,22 @@ export class KvStore implements SharedStore {
     this.#outage = new OutageReporter(`kv:${path ?? ""}`, options.log ?? console.error);
   }
 
+  /**
+   * Resolves once the database is open; rejects with
+   * {@linkcode StoreUnavailableError} when it cannot be (no `--unstable-kv`,
+   * no permission for the file, a path that cannot be created).
+   *
+   * @returns Resolves when the store can be used.
+   * @throws {StoreUnavailableError} When the database cannot be opened.
+   */
+  async ready(): Promise<void> {
+    try {
+      await this.#kv;
+    } catch (error) {
+      throw new StoreUnavailableError("kv", reasonOf(error));
+    }
+  }
+
   /** Runs `work` on the database, turning failures into {@linkcode StoreUnavailableError}. */
   async #use<T>(work: (kv: Kv) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError("kv", "the store is closed");
@@ -130,6 +146,14 @@ export class KvStore implements SharedStore {
           continue;
         }
         if (error instanceof RangeError) throw error;
+        if (isPermissionError(error)) {
+          // Waiting never grants a permission: reported as such, not as an outage to wait out.
+          this.#outage.fatal(reasonOf(error));
+          throw new StoreUnavailableError(
+            "kv",
+            `${reasonOf(error)} (a permission error is not retried)`,
+          );
+        }
         this.#outage.failed(reasonOf(error));
         throw new StoreUnavailableError("kv", reasonOf(error));
       }

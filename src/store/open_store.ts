@@ -9,7 +9,8 @@
 import { KvStore } from "./kv_store.ts";
 import { MemoryStore } from "./memory_store.ts";
 import { RedisStore } from "./redis_store.ts";
-import type { SharedStore } from "./shared_store.ts";
+import { describeUrl } from "./outage.ts";
+import { type SharedStore, StoreUnavailableError } from "./shared_store.ts";
 
 /**
  * Checks a store URL; the error says what is accepted.
@@ -87,4 +88,53 @@ export function openStore(
   if (url === "memory") return new MemoryStore();
   if (url.startsWith("kv:")) return new KvStore(url.slice("kv:".length), log);
   return new RedisStore(url, log);
+}
+
+/**
+ * Opens the store a URL names and waits until it can be used: a server
+ * started on a store it cannot reach (refused, timed out, not permitted)
+ * should say so and stop, not print "ready" and retry forever. On failure
+ * the store is closed, so nothing of it keeps the process alive.
+ *
+ * @param url A URL accepted by {@linkcode checkStoreUrl}.
+ * @param options The outage log (for later outages) and how long to wait.
+ * @returns The store, reachable.
+ * @throws {StoreUnavailableError} When it cannot be reached; the message names it and says why.
+ *
+ * @example
+ * ```ts
+ * import { openReadyStore } from "./open_store.ts";
+ * const store = await openReadyStore("memory");
+ * console.assert(store.kind === "memory");
+ * ```
+ */
+export async function openReadyStore(
+  url: string,
+  options: {
+    /**
+     * Where later outages and recoveries are reported, once each.
+     * @default {console.error}
+     */
+    log?: (message: string) => void;
+    /**
+     * How long to wait for the first connection, in ms.
+     * @default {5000}
+     */
+    timeoutMs?: number;
+  } = {},
+): Promise<SharedStore> {
+  const store = openStore(url, options.log === undefined ? {} : { log: options.log });
+  try {
+    if (store instanceof RedisStore) await store.ready(options.timeoutMs);
+    else if (store instanceof KvStore) await store.ready();
+    return store;
+  } catch (error) {
+    await store.close().catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    const detail = reason.replace(/^Shared store unavailable: [a-z]+: /, "");
+    throw new StoreUnavailableError(
+      store.kind,
+      detail.startsWith(describeUrl(url)) ? detail : `${describeUrl(url)}: ${detail}`,
+    );
+  }
 }

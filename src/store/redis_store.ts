@@ -8,59 +8,19 @@
  */
 
 import { loadRedisClient, type RedisConnection } from "../runtime/npm/redis.ts";
-import { describeUrl, OutageReporter, reasonOf } from "./outage.ts";
-import {
-  type BucketTake,
-  type BucketTakeResult,
-  type SharedStore,
-  StoreUnavailableError,
-} from "./shared_store.ts";
+import { describeUrl, isPermissionError, OutageReporter, reasonOf } from "./outage.ts";
+import { type BucketTake, type SharedStore, StoreUnavailableError } from "./shared_store.ts";
 import { bucketTtlMs } from "./take_buckets.ts";
-
-// The token bucket of token_bucket.ts, all or nothing over KEYS, on the
-// server's clock so that instances with skewed clocks still agree. ARGV holds
-// a (capacity, refillPerSecond, cost, ttlMs) quadruple per key. Replies
-// {1} when allowed, else {0, retryAfterSeconds, refused index...} (1-based).
-const TAKE_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local tokens, stamps, refused = {}, {}, {}
-local retry = 0
-for i = 1, #KEYS do
-  local capacity = tonumber(ARGV[4 * i - 3])
-  local rate = tonumber(ARGV[4 * i - 2])
-  local cost = tonumber(ARGV[4 * i - 1])
-  local have, at = capacity, now
-  local stored = redis.call('HMGET', KEYS[i], 't', 'u')
-  if stored[1] and stored[2] then
-    local t, u = tonumber(stored[1]), tonumber(stored[2])
-    have = math.min(capacity, math.max(0, t) + math.max(0, now - u) / 1000 * rate)
-    at = math.max(u, now)
-  end
-  if have + 1e-9 * math.max(1, capacity) >= cost then
-    tokens[i], stamps[i] = math.max(0, have - cost), at
-  else
-    refused[#refused + 1] = i
-    retry = math.max(retry, math.max(1, math.ceil((cost - have) / rate - 1e-9)))
-  end
-end
-if #refused > 0 then
-  local reply = {0, retry}
-  for _, i in ipairs(refused) do reply[#reply + 1] = i end
-  return reply
-end
-for i = 1, #KEYS do
-  redis.call('HSET', KEYS[i], 't', string.format('%.17g', tokens[i]), 'u', stamps[i])
-  redis.call('PEXPIRE', KEYS[i], ARGV[4 * i])
-end
-return {1}
-`;
+import { isReplyError, TAKE_SCRIPT, takeReply } from "./redis_take.ts";
 
 /**
  * A {@linkcode SharedStore} on Redis through `@redis/client`. The connection
  * opens in the background and reconnects with backoff; while it is down every
  * method rejects with {@linkcode StoreUnavailableError} at once (nothing is
- * queued), and the outage is reported once.
+ * queued), and the outage is reported once. A permission error (Deno run
+ * without `--allow-net` for the host) is not an outage: it ends the retries,
+ * and every method rejects with it. `ready()` tells at start whether the
+ * store can be reached at all.
  *
  * @example
  * ```ts ignore
@@ -79,11 +39,22 @@ export class RedisStore implements SharedStore {
   readonly #outage: OutageReporter;
   readonly #client: Promise<RedisConnection>;
   #subscriber: Promise<RedisConnection> | undefined;
+  /** The subscriber connection as soon as it exists, so close() can end it while it connects. */
+  #subscriberClient: RedisConnection | undefined;
+  /** Set by a permission error: every command fails with it, and nothing retries. */
+  #fatal: StoreUnavailableError | undefined;
+  /** Whether `ready()` waits: failures before the first connection are its to report. */
+  #awaitingStart = false;
+  /** Whether `ready()` has rejected: its caller has the start's failure to report. */
+  #startReported = false;
+  #everReady = false;
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   #scriptSha: string | undefined;
   #closed = false;
   /** Settles when the first connection is ready: calls made at start-up wait for it. */
   readonly #firstReady = Promise.withResolvers<void>();
+  /** Rejects at the first failure before the first connection was ready. */
+  readonly #startFailed = Promise.withResolvers<never>();
 
   /**
    * Creates the store and starts connecting in the background.
@@ -123,9 +94,71 @@ export class RedisStore implements SharedStore {
     this.#timeoutMs = options.commandTimeoutMs ?? 1000;
     this.#maxDelayMs = options.maxReconnectDelayMs ?? 2000;
     this.#outage = new OutageReporter(describeUrl(url), options.log ?? console.error);
+    this.#startFailed.promise.catch(() => {});
     this.#client = this.#open();
-    // A failure to load the client is reported by the first command.
-    this.#client.catch(() => {});
+    // A failure to load the client is reported by the first command (or by ready()).
+    this.#client.catch((error: unknown) => this.#startFailed.reject(error));
+  }
+
+  /**
+   * Resolves once the first connection is ready; rejects with
+   * {@linkcode StoreUnavailableError} at the first failure to reach the
+   * server (refused, timed out, not permitted), or after `timeoutMs`. The
+   * store keeps retrying in the background unless the failure was a
+   * permission error; a caller that gives up should `close()` it. Failures
+   * before the first connection are then its caller's to report: the
+   * outage log stays quiet about them.
+   *
+   * @param timeoutMs How long to wait, in ms.
+   * @returns Resolves when the store can be used.
+   * @throws {StoreUnavailableError} When the store cannot be reached.
+   */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.#everReady) return;
+    this.#awaitingStart = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no connection in ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.#firstReady.promise, this.#startFailed.promise, late]);
+    } catch (error) {
+      this.#startReported = true;
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError("redis", `${describeUrl(this.#url)}: ${reasonOf(error)}`);
+    } finally {
+      clearTimeout(timer);
+      this.#awaitingStart = false;
+    }
+    if (this.#closed) throw new StoreUnavailableError("redis", "the store is closed");
+  }
+
+  /** A connection failed: a permission error ends it all; before `ready()` settles it is its to report. */
+  #failed(error: unknown): void {
+    const reason = reasonOf(error);
+    if (isPermissionError(error) && this.#fatal === undefined) {
+      this.#fatal = new StoreUnavailableError(
+        "redis",
+        `${describeUrl(this.#url)}: ${reason} (a permission error is not retried)`,
+      );
+    }
+    if (!this.#everReady) {
+      this.#startFailed.reject(this.#fatal ?? error);
+      if (this.#awaitingStart || this.#startReported) return;
+    }
+    if (this.#fatal !== undefined) this.#outage.fatal(reason);
+    else this.#outage.failed(reason);
+  }
+
+  /** The wait before reconnect attempt `retries`, or an Error that stops retrying. */
+  #reconnect(retries: number, cause: unknown): number | Error {
+    // Waiting never grants a permission: stop, and let every command say why.
+    if (isPermissionError(cause) || this.#fatal !== undefined) {
+      return new Error("a permission error is not retried");
+    }
+    // Doubling from 50 ms with jitter, so a fleet does not reconnect in step.
+    return Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)) * (0.5 + Math.random() / 2);
   }
 
   async #open(): Promise<RedisConnection> {
@@ -134,25 +167,26 @@ export class RedisStore implements SharedStore {
       url: this.#url,
       disableOfflineQueue: true,
       socket: {
-        // Doubling from 50 ms with jitter, so a fleet does not reconnect in step.
-        reconnectStrategy: (retries) =>
-          Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)) * (0.5 + Math.random() / 2),
+        reconnectStrategy: (retries, cause) => this.#reconnect(retries, cause),
         connectTimeout: this.#timeoutMs * 5,
       },
     });
     // Without an error listener the client would throw from an event: never crash.
-    client.on("error", (error) => this.#outage.failed(reasonOf(error)));
+    client.on("error", (error) => this.#failed(error));
     client.on("ready", () => {
+      this.#everReady = true;
       this.#firstReady.resolve();
       this.#outage.recovered();
     });
-    client.connect().catch((error: unknown) => this.#outage.failed(reasonOf(error)));
+    client.connect().catch((error: unknown) => this.#failed(error));
+    if (this.#closed) client.destroy();
     return client;
   }
 
   /** Runs one command on a ready connection, within the timeout. */
   async #command(args: string[]): Promise<unknown> {
     if (this.#closed) throw new StoreUnavailableError("redis", "the store is closed");
+    if (this.#fatal !== undefined) throw this.#fatal;
     let client: RedisConnection;
     try {
       client = await this.#client;
@@ -179,7 +213,7 @@ export class RedisStore implements SharedStore {
       if (error instanceof StoreUnavailableError) throw error;
       // A reply error (e.g. NOSCRIPT) means Redis answered: not an outage.
       if (isReplyError(error)) throw error;
-      this.#outage.failed(reasonOf(error));
+      this.#failed(error);
       throw new StoreUnavailableError("redis", reasonOf(error));
     } finally {
       clearTimeout(timer);
@@ -264,48 +298,37 @@ export class RedisStore implements SharedStore {
   }
 
   async #openSubscriber(): Promise<RedisConnection> {
+    if (this.#fatal !== undefined) throw this.#fatal;
     const create = await loadRedisClient();
     const client = create({
       url: this.#url,
       // Subscriptions must survive an outage: queue the resubscribe.
       disableOfflineQueue: false,
       socket: {
-        reconnectStrategy: (retries) => Math.min(this.#maxDelayMs, 50 * 2 ** Math.min(retries, 16)),
+        reconnectStrategy: (retries, cause) => this.#reconnect(retries, cause),
         connectTimeout: this.#timeoutMs * 5,
       },
     });
-    client.on("error", (error) => this.#outage.failed(reasonOf(error)));
+    this.#subscriberClient = client;
+    client.on("error", (error) => this.#failed(error));
+    if (this.#closed) client.destroy();
     await client.connect();
     return client;
   }
 
-  /** Closes both connections. */
+  /**
+   * Closes both connections, also while they are still (re)connecting: a
+   * store that never reached its server must not keep the process alive.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#firstReady.resolve();
-    const clients = [this.#client, this.#subscriber].filter((c) => c !== undefined);
-    for (const client of await Promise.allSettled(clients)) {
-      if (client.status === "fulfilled") client.value.destroy();
-    }
+    // The subscriber may be stuck connecting: end it directly, never wait for its connect.
+    this.#subscriberClient?.destroy();
+    const [client] = await Promise.allSettled([this.#client]);
+    if (client?.status === "fulfilled") client.value.destroy();
   }
-}
-
-/** An error Redis replied with (the server is up), as opposed to a connection failure. */
-function isReplyError(error: unknown): boolean {
-  return error instanceof Error &&
-    (/^(ErrorReply|SimpleError|BlobError)$/.test(error.name) ||
-      error.message.startsWith("NOSCRIPT"));
-}
-
-function takeReply(reply: unknown): BucketTakeResult {
-  if (!Array.isArray(reply) || typeof reply[0] !== "number") {
-    throw new TypeError("Unexpected reply from the rate-limit script");
-  }
-  if (reply[0] === 1) return { allowed: true };
-  const retryAfterSeconds = Number(reply[1]);
-  const refused = reply.slice(2).map((index) => Number(index) - 1);
-  return { allowed: false, retryAfterSeconds, refused };
 }
 
 /** Options for {@linkcode RedisStore}. */

@@ -88,7 +88,7 @@ Deno.test("parsePolicy() refuses unknown keys and wrong types with their path", 
     [
       '{ "acess": {} }',
       TypeError,
-      'unknown key "acess" at the top level, expected one of principal, access, rateLimit, redact, audit, store, storeOutage',
+      'unknown key "acess" at the top level, expected one of principal, quotas, access, rateLimit, redact, audit, store, storeOutage',
     ],
     [
       '{ "access": { "tools": { "deney": ["cancel_order"] } } }',
@@ -216,7 +216,7 @@ Deno.test("parsePolicy() keeps a __proto__ principal a plain name whose rules st
     '{ "__proto__": { "audit": "stderr" } }',
     TypeError,
     'Cannot load policy policy.jsonc: unknown key "__proto__" at the top level, ' +
-      "expected one of principal, access, rateLimit, redact, audit, store, storeOutage",
+      "expected one of principal, quotas, access, rateLimit, redact, audit, store, storeOutage",
   );
 
   const entries: AuditEntry[] = [];
@@ -282,5 +282,6 @@ Deno.test("loadPolicyFile() loads examples/policy.jsonc", async () => {
     },
     redact: { presets: true, patterns: ["ODK-[A-Za-z0-9]{24,}"] },
     audit: "stderr",
+    quotas: { inflightCalls: 8, listenStreams: 4, tasks: 20 },
   });
 });

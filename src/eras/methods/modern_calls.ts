@@ -134,12 +134,16 @@ async function itemCall(
     ledger,
     session.grantOf(request.request),
   );
-  const step = inputRequiredStep(item.step(deps, context), ledger, trip, {
-    sealer: deps.sealer,
-    maxRounds: deps.maxInputRounds,
-    ttlMs: deps.requestStateTtlMs,
-    now: deps.now,
-  });
+  const refused = trip.overQuota;
+  const step = refused !== undefined
+    // Its principal's memory of states is full: refused, through the pipeline (audited).
+    ? () => Promise.resolve(refused)
+    : inputRequiredStep(item.step(deps, context), ledger, trip, {
+      sealer: deps.sealer,
+      maxRounds: deps.maxInputRounds,
+      ttlMs: deps.requestStateTtlMs,
+      now: deps.now,
+    });
   const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
   return itemAnswer(deps, kind, parsed.call.name, trip, outcome);
 }

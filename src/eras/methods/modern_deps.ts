@@ -10,6 +10,7 @@ import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
+import type { PrincipalCounts } from "../../core/quotas.ts";
 import type { RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
 import type { RequestMeta } from "../modern/meta.ts";
@@ -33,6 +34,8 @@ export interface ModernDeps {
   readonly sealer: StateSealer;
   /** The open subscriptions. */
   readonly subscriptions: SubscriptionHub;
+  /** The listen streams each principal holds open, up to its quota. */
+  readonly listenStreams: PrincipalCounts;
   /** Freshness of discover and list results, in ms. */
   readonly listTtlMs: number;
   /** Freshness of resource reads, in ms, unless the item says otherwise. */

@@ -2,16 +2,18 @@
  * `subscriptions/listen`: the modern way to hear about changes. The request
  * stays open for as long as the subscription lasts; its first message
  * acknowledges what it will carry, and every resource and task it names is
- * checked as any use of that item would be.
+ * checked as any use of that item would be. Each principal may hold a
+ * bounded number open (`quotas.listenStreams`).
  *
  * @module
  */
 
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
+import { quotaOutcome } from "../../core/quotas.ts";
 import { parseCall } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
-import { modernFacts, modernResult } from "../modern/exchange.ts";
+import { modernError, modernFacts, modernResult } from "../modern/exchange.ts";
 import { META_KEYS, type RequestMeta } from "../modern/meta.ts";
 import {
   parseFilter,
@@ -21,12 +23,60 @@ import {
 import { acknowledgeTaskIds } from "../tasks/methods.ts";
 import type { ModernDeps } from "./modern_deps.ts";
 
-/** Opens a subscription, acknowledges it, and answers once it ends. */
+/**
+ * Opens a subscription, acknowledges it, and answers once it ends; refused
+ * (and audited) when the principal holds its quota of open streams.
+ */
 export async function listen(
   deps: ModernDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
+): Promise<Record<string, unknown>> {
+  const principal = request.session.principal;
+  const streams = deps.listenStreams;
+  if (!streams.take(principal)) return await refuseListen(deps, request, meta, streams.limit);
+  let held = true;
+  // Given back the moment the stream ends (a cancel), not a few promise steps later: a client
+  // that closes one stream and opens the next in the same breath must find its place free.
+  const release = (): void => {
+    if (!held) return;
+    held = false;
+    streams.release(principal);
+  };
+  try {
+    return await openListen(deps, params, request, meta, release);
+  } finally {
+    release();
+  }
+}
+
+/** The refusal of a stream over quota, through the pipeline so that the audit records it. */
+async function refuseListen(
+  deps: ModernDeps,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+  limit: number,
+): Promise<never> {
+  const refused = quotaOutcome("listenStreams", limit);
+  const parsed = parseCall(
+    "resource",
+    "subscriptions/listen",
+    { uri: "" },
+    modernFacts(request, meta, deps.services.callMask, false),
+  );
+  const outcome = await deps.core.guard(parsed, () => Promise.resolve(refused));
+  // Another refusal (access) may have come first; either way the stream is not opened.
+  throw modernError("error" in outcome ? outcome : refused, "resource", "");
+}
+
+/** Opens the subscription the request asks for and follows it until it ends. */
+async function openListen(
+  deps: ModernDeps,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+  ended: () => void,
 ): Promise<Record<string, unknown>> {
   const { session, id } = request;
   const { flags, uris, taskIds } = parseFilter(params);
@@ -51,7 +101,7 @@ export async function listen(
     ...(allowed === undefined ? {} : { resourceSubscriptions: allowed }),
     ...(followed === undefined ? {} : { taskIds: followed }),
   };
-  await follow(deps.subscriptions, request, filter, tag);
+  await follow(deps.subscriptions, request, filter, tag, ended);
   return modernResult(deps.serverInfo, { _meta: tag });
 }
 
@@ -79,30 +129,32 @@ async function allowedUris(
   return [...allowed];
 }
 
-/** Keeps the subscription open until the hub ends it or the request is cancelled. */
+/**
+ * Keeps the subscription open until the hub ends it or the request is
+ * cancelled; `ended` is told at once, in the same turn as the cancel.
+ */
 function follow(
   hub: SubscriptionHub,
   request: MethodContext<McpSession>,
   filter: SubscriptionFilter,
   tag: Record<string, unknown>,
+  ended: () => void,
 ): Promise<void> {
   const { session, id } = request;
   return new Promise<void>((resolve) => {
     const signal = request.request.signal;
+    const stop = (): void => {
+      remove();
+      ended();
+      resolve();
+    };
     const remove = hub.add({
       owner: session,
       principal: session.principal,
       filter,
       send: (method, notification) => session.notify(method, { ...notification, _meta: tag }, id),
-      end: () => {
-        remove();
-        resolve();
-      },
+      end: stop,
     });
-    const stop = (): void => {
-      remove();
-      resolve();
-    };
     if (signal.aborted) stop();
     else signal.addEventListener("abort", stop, { once: true });
   });

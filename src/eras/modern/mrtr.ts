@@ -11,6 +11,7 @@ import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
+import { quotaOutcome } from "../../core/quotas.ts";
 import type { InputLedger } from "./context.ts";
 import { digestArguments, type StateBinding, type StateSealer } from "./request_state.ts";
 
@@ -26,6 +27,8 @@ export interface RoundTrip {
   readonly retried: boolean;
   /** Why the retry is refused (-32602), if it is. */
   readonly problem: RpcError | undefined;
+  /** The refusal of a state whose principal has its quota of remembered states, if it has. */
+  readonly overQuota: CallOutcome | undefined;
   /** What a state for this request must be bound to. */
   binding(): Promise<StateBinding>;
 }
@@ -66,9 +69,11 @@ export async function openState(
   }
   let round = 0;
   let continuation = false;
+  let overQuota: CallOutcome | undefined;
   if (token !== undefined && problem === undefined) {
     try {
       const state = await sealer.open(token, await binding(), now);
+      if (state.overQuota) overQuota = quotaOutcome("requestStates", sealer.perPrincipal);
       for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
       round = state.round;
       // A replayed state is served, but pays like a new call.
@@ -78,7 +83,7 @@ export async function openState(
       problem = error;
     }
   }
-  return { answers, round, continuation, retried, problem, binding };
+  return { answers, round, continuation, retried, problem, overQuota, binding };
 }
 
 /** How input rounds are bounded and sealed. */

@@ -4,7 +4,10 @@
  * bound to the principal, the method, the item and its arguments, and
  * valid for a limited time. Keys rotate: the first seals, all of them open.
  * A state opened a second time (a replay) is still served, but is flagged
- * so that it is not taken for the same call continuing.
+ * so that it is not taken for the same call continuing. Telling replays
+ * apart means remembering opened states until they expire: each principal
+ * may have a bounded number remembered, so one caller cannot crowd out the
+ * others' memory.
  *
  * @module
  */
@@ -43,6 +46,11 @@ export interface OpenedState extends StatePayload {
    * state is still served, but is not the same call continuing.
    */
   readonly firstUse: boolean;
+  /**
+   * True when the state's principal has its quota of remembered states
+   * already: the state is neither remembered nor to be served.
+   */
+  readonly overQuota: boolean;
 }
 
 /** How many opened states are remembered (until they expire) to tell replays. */
@@ -132,16 +140,27 @@ export class StateSealer {
   readonly #maxBytes: number;
   readonly #source: SecretSource | undefined;
   #keys: Promise<readonly Key[]> | undefined;
-  /** Nonces of the states opened so far, with their expiry. */
-  readonly #opened = new Map<string, number>();
+  /** Nonces of the states opened so far, with their expiry, by principal. */
+  readonly #opened = new Map<string | null, Map<string, number>>();
+  /** How many nonces `#opened` holds in all. */
+  #remembered = 0;
+  /** The most states remembered per principal. */
+  readonly #perPrincipal: number;
   #loadedAt = 0;
 
   /**
    * @param secrets The keys, current first; none (and no source) means one random key for this process.
    * @param maxBytes The largest sealed state accepted or produced.
    * @param source Keys shared through a store; used when `secrets` is empty (a configured secret wins).
+   * @param perPrincipal The most opened states remembered per principal (the quota).
    */
-  constructor(secrets: readonly StateSecret[], maxBytes: number, source?: SecretSource) {
+  constructor(
+    secrets: readonly StateSecret[],
+    maxBytes: number,
+    source?: SecretSource,
+    perPrincipal = 1000,
+  ) {
+    this.#perPrincipal = perPrincipal;
     this.#source = secrets.length > 0 ? undefined : source;
     this.#secrets = secrets.length > 0 || source !== undefined
       ? secrets
@@ -243,19 +262,46 @@ export class StateSealer {
     ) {
       throw refuse("belongs to another request");
     }
-    return { ...payload, firstUse: this.#firstUse(base64url(bytes.subarray(1, 13)), payload, now) };
+    const use = this.#remember(base64url(bytes.subarray(1, 13)), payload, now);
+    return { ...payload, firstUse: use === "first", overQuota: use === "over_quota" };
   }
 
-  /** Records a state's nonce; false when it was opened before (or no more can be told apart). */
-  #firstUse(nonce: string, payload: StatePayload, now: number): boolean {
-    const opened = this.#opened;
-    if (opened.has(nonce)) return false;
-    if (opened.size >= MAX_REMEMBERED) {
-      for (const [key, expires] of opened) if (expires <= now) opened.delete(key);
-      // Full of live states: treat it as a replay (the rate limiter charges it) rather than forget.
-      if (opened.size >= MAX_REMEMBERED) return false;
+  /** The most opened states remembered per principal (the quota). */
+  get perPrincipal(): number {
+    return this.#perPrincipal;
+  }
+
+  /**
+   * Records a state's nonce under its principal: "first" when it is new,
+   * "again" when it was opened before (or no more can be told apart), and
+   * "over_quota" when its principal has its quota of live states remembered.
+   */
+  #remember(nonce: string, payload: StatePayload, now: number): "first" | "again" | "over_quota" {
+    const principal = payload.binding.principal;
+    let opened = this.#opened.get(principal);
+    if (opened?.has(nonce) === true) return "again";
+    if (opened !== undefined && opened.size >= this.#perPrincipal) {
+      this.#forget(principal, opened, now);
+      if (opened.size >= this.#perPrincipal) return "over_quota";
     }
+    if (this.#remembered >= MAX_REMEMBERED) {
+      for (const [who, states] of [...this.#opened]) this.#forget(who, states, now);
+      // Full of live states: treat it as a replay (the rate limiter charges it) rather than forget.
+      if (this.#remembered >= MAX_REMEMBERED) return "again";
+    }
+    if (opened === undefined || opened.size === 0) this.#opened.set(principal, opened = new Map());
     opened.set(nonce, payload.expires);
-    return true;
+    this.#remembered++;
+    return "first";
+  }
+
+  /** Drops the expired states of one principal (and the principal once it has none). */
+  #forget(principal: string | null, opened: Map<string, number>, now: number): void {
+    for (const [key, expires] of opened) {
+      if (expires > now) continue;
+      opened.delete(key);
+      this.#remembered--;
+    }
+    if (opened.size === 0) this.#opened.delete(principal);
   }
 }

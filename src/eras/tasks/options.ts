@@ -6,7 +6,8 @@
 
 import type { SharedStore } from "../../store/shared_store.ts";
 import { SharedTaskStore } from "./shared_task_store.ts";
-import { MemoryTaskStore, type TaskStore } from "./store.ts";
+import { MemoryTaskStore } from "./memory_task_store.ts";
+import type { TaskStore } from "./store.ts";
 
 /**
  * How tools run as tasks.
@@ -20,7 +21,7 @@ import { MemoryTaskStore, type TaskStore } from "./store.ts";
 export interface TaskOptions {
   /**
    * Where tasks are kept; the server closes it on `close()`.
-   * @default {a SharedTaskStore on the server's `store` when one is given, else a MemoryTaskStore: 1000 tasks, 16 MiB}
+   * @default {a SharedTaskStore on the server's `store` when one is given, else a MemoryTaskStore: 1000 tasks, 16 MiB; either keeps `quotas.tasks` (100) per principal}
    */
   store?: TaskStore;
   /**
@@ -44,11 +45,16 @@ export interface ResolvedTaskOptions {
   readonly pollIntervalMs: number;
 }
 
-/** Checks the task options and fills in the defaults; `shared` is the server's shared store. */
+/**
+ * Checks the task options and fills in the defaults; `shared` is the
+ * server's shared store, `maxTasksPerPrincipal` the quota the default
+ * stores keep.
+ */
 export function resolveTaskOptions(
   options: TaskOptions | undefined,
   now: () => number,
   shared?: SharedStore,
+  maxTasksPerPrincipal?: number,
 ): ResolvedTaskOptions {
   const ttlMs = options?.ttlMs === undefined ? 3_600_000 : options.ttlMs;
   if (ttlMs !== null && (!Number.isInteger(ttlMs) || ttlMs < 1)) {
@@ -58,7 +64,8 @@ export function resolveTaskOptions(
   if (!Number.isInteger(pollIntervalMs) || pollIntervalMs < 1) {
     throw new RangeError("Cannot create server: tasks.pollIntervalMs must be a positive integer");
   }
+  const bounds = maxTasksPerPrincipal === undefined ? { now } : { now, maxTasksPerPrincipal };
   const store = options?.store ??
-    (shared === undefined ? new MemoryTaskStore({ now }) : new SharedTaskStore(shared, { now }));
+    (shared === undefined ? new MemoryTaskStore(bounds) : new SharedTaskStore(shared, bounds));
   return { store, ttlMs, pollIntervalMs };
 }

@@ -19,6 +19,7 @@ import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts
 import type { CallOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import { inputRequiredOutcome } from "../../core/outcome.ts";
+import { quotaOutcome } from "../../core/quotas.ts";
 import { type RegisteredTool, runTool } from "../../core/tools.ts";
 import { type InputRequest, ModernContext } from "../modern/context.ts";
 import {
@@ -169,6 +170,8 @@ export class TaskRunner {
       run.inflight.abort(error);
       open();
       if (!(error instanceof TaskStoreFullError)) throw error;
+      // The principal's own bound: its refusal says so (and is audited as a quota).
+      if (error.perPrincipal !== undefined) return quotaOutcome("tasks", error.perPrincipal);
       this.#options.log(`warden: ${error.message}`);
       return internalError("Cannot create task: the server is busy");
     }
@@ -284,7 +287,9 @@ export class TaskRunner {
       this.#settle(run, { status: "cancelled", statusMessage: "The server shut down" });
     }
     await Promise.allSettled(runs.map((run) => run.chain));
-    (await this.#unlisten)?.();
+    // Not awaited: a subscription still connecting to a dead store ends when the store closes,
+    // which the server does after this.
+    void this.#unlisten.then((unlisten) => unlisten?.());
     this.#options.store.close();
   }
 

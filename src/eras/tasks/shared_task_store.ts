@@ -11,6 +11,11 @@
  * end as "cancelled" and sending a message the owner hears, which then
  * aborts the handler and writes the record.
  *
+ * A principal's tasks are counted across every instance with slot keys:
+ * a task takes one of its principal's `maxTasksPerPrincipal` slots
+ * set-if-absent, the slot expiring with the task, so no instance needs a
+ * counter the seam does not offer (it has no atomic increment).
+ *
  * @module
  */
 
@@ -24,6 +29,7 @@ import {
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
+  TaskStoreFullError,
 } from "./store.ts";
 
 /** How an end claim is kept: the terminal status and its message. */
@@ -85,8 +91,9 @@ function parseMessage(text: string): TaskMessage | undefined {
  * completion racing it, nor the reverse). What it needs: the instance that
  * runs a task stays up while the task works or waits for input (answers
  * and cancels given elsewhere travel to it as messages; if it is gone, a
- * cancel still ends the task, but answers are lost). It keeps no bound of
- * its own on count or size: the backend's memory is the bound.
+ * cancel still ends the task, but answers are lost). Its one bound is per
+ * principal (`maxTasksPerPrincipal`, held across instances); the total
+ * count and size are bounded by the backend's memory.
  *
  * @example
  * ```ts
@@ -105,6 +112,7 @@ export class SharedTaskStore implements TaskStore {
   readonly #store: SharedStore;
   readonly #prefix: string;
   readonly #now: () => number;
+  readonly #perPrincipal: number;
 
   /**
    * Creates the store; it holds nothing open of its own.
@@ -123,20 +131,61 @@ export class SharedTaskStore implements TaskStore {
      * @default {Date.now}
      */
     now?: () => number;
+    /**
+     * The most tasks one principal may hold at once on every instance
+     * sharing the store (anonymous callers share one count). A refusal
+     * costs up to this many writes, paid by the principal at its bound.
+     * @default {100}
+     */
+    maxTasksPerPrincipal?: number;
   } = {}) {
+    const most = options.maxTasksPerPrincipal;
+    if (most !== undefined && (!Number.isSafeInteger(most) || most < 1)) {
+      throw new RangeError(
+        "Cannot create task store: maxTasksPerPrincipal must be a positive integer",
+      );
+    }
     this.#store = store;
     this.#prefix = options.prefix ?? "warden:task:";
     this.#now = options.now ?? Date.now;
+    this.#perPrincipal = most ?? 100;
   }
 
-  /** Stores a new task; refuses an id that is taken. */
+  /** Stores a new task; refuses an id that is taken, or a principal at its bound. */
   async create(task: TaskRecord): Promise<void> {
+    const slot = await this.#claimSlot(task);
     const written = await this.#store.set(
       this.#key(task.taskId),
       JSON.stringify(task),
       this.#expiry(task, true),
     );
-    if (!written) throw new Error(`Cannot create task: id ${task.taskId} is taken`);
+    if (!written) {
+      await this.#releaseSlot(slot);
+      throw new Error(`Cannot create task: id ${task.taskId} is taken`);
+    }
+  }
+
+  /**
+   * Takes a free slot of the task's principal, probing from a point the
+   * random id picks (so a principal far from its bound finds one at once).
+   */
+  async #claimSlot(task: TaskRecord): Promise<string> {
+    const most = this.#perPrincipal;
+    const start = (task.taskId.charCodeAt(0) * 31 + task.taskId.charCodeAt(1)) % most;
+    const expiry = this.#expiry(task, true);
+    for (let i = 0; i < most; i++) {
+      const slot = this.#slotKey(task.principal, (start + i) % most);
+      if (await this.#store.set(slot, task.taskId, expiry)) return slot;
+    }
+    throw new TaskStoreFullError(
+      `Cannot create task: its principal holds ${most} tasks already`,
+      most,
+    );
+  }
+
+  /** Frees a slot at once (the seam has no delete: a value that expires in 1 ms). */
+  async #releaseSlot(slot: string): Promise<void> {
+    await this.#store.set(slot, "", { ttlMs: 1 });
   }
 
   /** The task, with a claimed end it shows before its owner wrote it. */
@@ -179,9 +228,15 @@ export class SharedTaskStore implements TaskStore {
     return next;
   }
 
-  /** Forgets a task (a short-lived tombstone: the seam has no delete). */
+  /** Forgets a task (a short-lived tombstone: the seam has no delete) and frees its slot. */
   async delete(taskId: string): Promise<void> {
+    const task = await this.#read(taskId);
     await this.#store.set(this.#key(taskId), "", { ttlMs: TOMBSTONE_MS });
+    if (task === undefined) return;
+    for (let i = 0; i < this.#perPrincipal; i++) {
+      const slot = this.#slotKey(task.principal, i);
+      if ((await this.#store.get(slot)) === taskId) return await this.#releaseSlot(slot);
+    }
   }
 
   /** Nothing to do: the backend expires the keys. */
@@ -214,6 +269,12 @@ export class SharedTaskStore implements TaskStore {
 
   #key(taskId: string): string {
     return `${this.#prefix}${taskId}`;
+  }
+
+  /** Slot `index` of `principal` (encoded: a principal may hold any character). */
+  #slotKey(principal: string | null, index: number): string {
+    const who = principal === null ? "-" : `p${encodeURIComponent(principal)}`;
+    return `${this.#prefix}slot:${who}:${index}`;
   }
 
   #endKey(taskId: string): string {

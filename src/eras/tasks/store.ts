@@ -1,7 +1,8 @@
 /**
  * Where tasks (revision 2026-07-28, tasks extension) are kept: the
- * `TaskStore` interface a shared store implements, and the bounded
- * in-memory default.
+ * `TaskStore` interface a shared store implements, the records it keeps
+ * and the error it refuses with (the in-memory default is in
+ * `memory_task_store.ts`).
  *
  * @module
  */
@@ -92,13 +93,22 @@ export type TaskPatch = Partial<
  */
 export class TaskStoreFullError extends Error {
   /**
+   * The per-principal bound that was reached, when that is what refused the
+   * task (the principal holds that many tasks already); undefined when the
+   * store as a whole is full.
+   */
+  readonly perPrincipal: number | undefined;
+
+  /**
    * Creates the error.
    *
    * @param message What bound was reached.
+   * @param perPrincipal The per-principal bound, when that is the one reached.
    */
-  constructor(message: string) {
+  constructor(message: string, perPrincipal?: number) {
     super(message);
     this.name = "TaskStoreFullError";
+    this.perPrincipal = perPrincipal;
   }
 }
 
@@ -172,199 +182,6 @@ export type TaskMessage =
     readonly responses: Readonly<Record<string, unknown>>;
   };
 
-const encoder = new TextEncoder();
-
-function sizeOf(task: TaskRecord): number {
-  return encoder.encode(JSON.stringify(task)).length;
-}
-
-function expired(task: TaskRecord, now: number): boolean {
-  return task.ttlMs !== null && now >= task.createdAt + task.ttlMs;
-}
-
-function checkBound(value: number | undefined, name: string): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-    throw new RangeError(`Cannot create task store: ${name} must be a positive integer`);
-  }
-}
-
-/**
- * The default task store: in this process's memory, bounded in count and
- * bytes, tasks dropped once their TTL has passed. Its sweep timer runs only
- * while it holds a task, never keeps the process alive, and stops on
- * `close()`.
- *
- * @example
- * ```ts
- * import { createServer } from "@warden/mcp";
- * import { MemoryTaskStore } from "@warden/mcp/tasks";
- * const server = createServer({
- *   name: "jobs",
- *   version: "1.0.0",
- *   tasks: { store: new MemoryTaskStore({ maxTasks: 100, maxBytes: 1 << 20 }) },
- * });
- * ```
- */
-export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, { task: TaskRecord; bytes: number }>();
-  readonly #maxTasks: number;
-  readonly #maxBytes: number;
-  readonly #sweepMs: number;
-  readonly #now: () => number;
-  #bytes = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
-
-  /**
-   * Creates an empty store.
-   *
-   * @param options Its bounds, sweep interval and clock.
-   */
-  constructor(options: {
-    /**
-     * The most tasks kept at once; creating one more is refused.
-     * @default {1000}
-     */
-    maxTasks?: number;
-    /**
-     * The most bytes of task state (JSON, results included) kept at once.
-     * @default {16777216} (16 MiB)
-     */
-    maxBytes?: number;
-    /**
-     * How often expired tasks are swept while any task is kept, in ms. Reads
-     * also drop an expired task they meet, so the sweep only frees memory.
-     * @default {60000}
-     */
-    sweepIntervalMs?: number;
-    /**
-     * The clock, in ms since the epoch (tests inject one).
-     * @default {Date.now}
-     */
-    now?: () => number;
-  } = {}) {
-    checkBound(options.maxTasks, "maxTasks");
-    checkBound(options.maxBytes, "maxBytes");
-    checkBound(options.sweepIntervalMs, "sweepIntervalMs");
-    this.#maxTasks = options.maxTasks ?? 1000;
-    this.#maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    this.#sweepMs = options.sweepIntervalMs ?? 60_000;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /** How many tasks are kept. */
-  get size(): number {
-    return this.#tasks.size;
-  }
-
-  /** How many bytes of task state are kept. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  create(task: TaskRecord): Promise<void> {
-    this.#sweep();
-    const bytes = sizeOf(task);
-    if (this.#tasks.has(task.taskId)) {
-      return Promise.reject(new Error(`Cannot create task: id ${task.taskId} is taken`));
-    }
-    if (this.#tasks.size >= this.#maxTasks) {
-      return Promise.reject(
-        new TaskStoreFullError(`Cannot create task: ${this.#maxTasks} tasks are kept already`),
-      );
-    }
-    if (this.#bytes + bytes > this.#maxBytes) {
-      return Promise.reject(
-        new TaskStoreFullError(`Cannot create task: the store's ${this.#maxBytes} bytes are used`),
-      );
-    }
-    this.#tasks.set(task.taskId, { task, bytes });
-    this.#bytes += bytes;
-    this.#startSweeping();
-    return Promise.resolve();
-  }
-
-  get(taskId: string): Promise<TaskRecord | undefined> {
-    return Promise.resolve(this.#live(taskId)?.task);
-  }
-
-  update(taskId: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
-    const entry = this.#live(taskId);
-    if (entry === undefined) return Promise.resolve(undefined);
-    if (isTerminal(entry.task.status)) return Promise.resolve(entry.task);
-    const next: TaskRecord = { ...entry.task, ...patch };
-    // Fields a status does not carry go when it changes.
-    const task = strip(next);
-    const bytes = sizeOf(task);
-    if (this.#bytes - entry.bytes + bytes > this.#maxBytes) {
-      return Promise.reject(
-        new TaskStoreFullError(
-          `Cannot update task: its new state (${bytes} bytes) exceeds the store's ${this.#maxBytes} bytes`,
-        ),
-      );
-    }
-    this.#tasks.set(taskId, { task, bytes });
-    this.#bytes += bytes - entry.bytes;
-    return Promise.resolve(task);
-  }
-
-  delete(taskId: string): Promise<void> {
-    this.#drop(taskId);
-    return Promise.resolve();
-  }
-
-  expire(): Promise<number> {
-    return Promise.resolve(this.#sweep());
-  }
-
-  close(): void {
-    this.#stopSweeping();
-  }
-
-  #live(taskId: string): { task: TaskRecord; bytes: number } | undefined {
-    const entry = this.#tasks.get(taskId);
-    if (entry === undefined) return undefined;
-    if (expired(entry.task, this.#now())) {
-      this.#drop(taskId);
-      return undefined;
-    }
-    return entry;
-  }
-
-  #drop(taskId: string): void {
-    const entry = this.#tasks.get(taskId);
-    if (entry === undefined) return;
-    this.#tasks.delete(taskId);
-    this.#bytes -= entry.bytes;
-    if (this.#tasks.size === 0) this.#stopSweeping();
-  }
-
-  #sweep(): number {
-    const now = this.#now();
-    let dropped = 0;
-    for (const [id, { task }] of this.#tasks) {
-      if (expired(task, now)) {
-        this.#drop(id);
-        dropped++;
-      }
-    }
-    return dropped;
-  }
-
-  #startSweeping(): void {
-    if (this.#timer !== undefined) return;
-    const timer = setInterval(() => this.#sweep(), this.#sweepMs);
-    // A store must never keep a finished program running.
-    Deno.unrefTimer(timer);
-    this.#timer = timer;
-  }
-
-  #stopSweeping(): void {
-    if (this.#timer === undefined) return;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-}
-
 /** A task without the fields its status does not carry. */
 export function strip(task: TaskRecord): TaskRecord {
   const { result, error, inputRequests, ...rest } = task;
@@ -384,14 +201,3 @@ export function newTaskId(): string {
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
-
-/**
- * Options of the in-memory store.
- *
- * @example
- * ```ts
- * import type { MemoryTaskStoreOptions } from "./store.ts";
- * const options: MemoryTaskStoreOptions = { maxTasks: 200, maxBytes: 4 << 20 };
- * ```
- */
-export type MemoryTaskStoreOptions = NonNullable<ConstructorParameters<typeof MemoryTaskStore>[0]>;

@@ -56,6 +56,7 @@ export interface AuditEntry {
     | "error"
     | "denied"
     | "rate_limited"
+    | "quota_exceeded"
     | "invalid"
     | "internal_error"
     | "cancelled";

@@ -98,6 +98,7 @@ const AUDIT_OUTCOME: Readonly<Record<CallStatus, AuditOutcome>> = {
   error: "error",
   denied: "denied",
   rate_limited: "rate_limited",
+  quota_exceeded: "quota_exceeded",
   invalid: "invalid",
   // Asking for something that does not exist is the caller's mistake, like bad arguments.
   not_found: "invalid",

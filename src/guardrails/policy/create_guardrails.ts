@@ -58,6 +58,17 @@ export interface GuardrailsConfig {
    * a different `principal` refuses to start.
    */
   principal?: string;
+  /**
+   * Quotas per principal (`createServer()`'s `quotas`): `serverSetup()`
+   * hands them to the server, `--quota` flags win; `createGuardrails()`
+   * ignores them. Absent: the server's defaults.
+   */
+  quotas?: {
+    tasks?: number;
+    listenStreams?: number;
+    inflightCalls?: number;
+    requestStates?: number;
+  };
   /** Allow and deny lists per kind, optionally per principal. Absent: everything allowed. */
   access?: AccessPolicyOptions;
   /** Token-bucket rules. Absent: no limits. */
@@ -89,6 +100,9 @@ export interface GuardrailsConfig {
 /** Where audit entries go. */
 export type AuditTarget = NonNullable<GuardrailsConfig["audit"]>;
 
+/** One quota per principal: a positive whole count. */
+const QUOTA_SCHEMA: JsonSchemaObject = { type: "integer", minimum: 1, maximum: 2 ** 53 - 1 };
+
 /**
  * The shape of {@linkcode GuardrailsConfig}. The access and rate-limit
  * sections are checked by their own compilers, which name their own paths,
@@ -99,6 +113,16 @@ const GUARDRAILS_CONFIG_SCHEMA: JsonSchemaObject = {
   type: "object",
   properties: {
     principal: { type: "string", minLength: 1 },
+    quotas: {
+      type: "object",
+      properties: {
+        tasks: QUOTA_SCHEMA,
+        listenStreams: QUOTA_SCHEMA,
+        inflightCalls: QUOTA_SCHEMA,
+        requestStates: QUOTA_SCHEMA,
+      },
+      additionalProperties: false,
+    },
     access: true,
     rateLimit: true,
     redact: {
@@ -155,6 +179,8 @@ export function checkGuardrailsConfig(value: unknown): GuardrailsConfig {
   const config: GuardrailsConfig = {};
   const { principal, access, rateLimit: limits, redact, audit, storeOutage } = value;
   if (typeof principal === "string") config.principal = principal;
+  // The schema checked every quota: a plain copy keeps only the four counts.
+  if (isRecord(value.quotas)) config.quotas = { ...value.quotas };
   // Each compile function checks its section in full at run time, with paths;
   // the casts only hand over data those checks have accepted.
   if (access !== undefined) {

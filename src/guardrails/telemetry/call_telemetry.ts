@@ -22,7 +22,12 @@ const MODERN_CODES: ReadonlyMap<number, number> = new Map([
 ]);
 
 /** Outcomes that are refusals by a guardrail (counted apart). */
-const REFUSALS: ReadonlySet<string> = new Set(["denied", "rate_limited", "invalid"]);
+const REFUSALS: ReadonlySet<string> = new Set([
+  "denied",
+  "rate_limited",
+  "quota_exceeded",
+  "invalid",
+]);
 
 interface Instruments {
   readonly api: OtelApiModule;

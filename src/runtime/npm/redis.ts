@@ -34,8 +34,14 @@ export interface RedisConnectionOptions {
   url: string;
   /** Reject commands while reconnecting instead of queueing them. */
   disableOfflineQueue: boolean;
-  /** The socket's reconnect policy and connect timeout. */
-  socket: { reconnectStrategy: (retries: number) => number; connectTimeout: number };
+  /**
+   * The socket's reconnect policy (the wait in ms, or an Error to stop
+   * retrying, given the error that broke the connection) and connect timeout.
+   */
+  socket: {
+    reconnectStrategy: (retries: number, cause: unknown) => number | Error;
+    connectTimeout: number;
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
 // and over one Deno KV file when Deno.openKv is available (--unstable-kv).
 import assert from "node:assert/strict";
 import { createServer, defineTool, type Server } from "../../../mod.ts";
+import { createMemoryPair } from "../../../testing.ts";
 import { MemoryStore, openStore, type SharedStore } from "../../../store.ts";
 import { SharedTaskStore, type TaskRecord } from "../../../tasks.ts";
 import { isRecord } from "../../_helpers/helpers.ts";
@@ -255,3 +256,79 @@ Deno.test("SharedTaskStore: the first terminal status claimed is the end, on eve
   assert.equal(await other.get("t4"), undefined);
   assert.equal(await owner.expire(), 0);
 });
+
+for (const backend of BACKENDS) {
+  Deno.test({
+    name: `shared tasks (${backend.name}): a principal's quota holds across two instances`,
+    ignore: backend.ignore,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      const { a: storeA, b: storeB, done } = await backend.open();
+      // A principal of its own: a Redis database outlives the run.
+      const alice = `alice-${crypto.randomUUID()}`;
+      const bob = `bob-${crypto.randomUUID()}`;
+      const on = (store: SharedStore) =>
+        createServer({
+          name: "shared",
+          version: "1.0.0",
+          store,
+          quotas: { tasks: 2 },
+          tasks: { ttlMs: 60_000 },
+          tools: [gatedTool().tool],
+        });
+      const a = on(storeA);
+      const b = on(storeB);
+      const as = startAs;
+      try {
+        assert.equal(await as(a, alice), "task");
+        assert.equal(await as(b, alice), "task");
+        assert.equal(await as(a, alice), -31002);
+        assert.equal(await as(b, alice), -31002);
+        assert.equal(await as(b, bob), "task");
+        // Racing starts on both instances never take more than the quota.
+        const carol = `carol-${crypto.randomUUID()}`;
+        const raced = await Promise.all([a, b, a, b, a, b].map((server) => as(server, carol)));
+        assert.equal(raced.filter((r) => r === "task").length, 2, JSON.stringify(raced));
+        assert.equal(raced.filter((r) => r === -31002).length, 4, JSON.stringify(raced));
+      } finally {
+        await a.close();
+        await b.close();
+        await storeA.close();
+        await storeB.close();
+        await done();
+      }
+    },
+  });
+}
+
+/** Starts the gated tool as a task for `principal` on a connection of its own. */
+async function startAs(server: Server, principal: string): Promise<string | number> {
+  const [client, end] = createMemoryPair();
+  const served = server.connect(end, { principal });
+  const writer = client.writable.getWriter();
+  const reader = client.readable.getReader();
+  await writer.write(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "gated",
+      arguments: {},
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+          extensions: { "io.modelcontextprotocol/tasks": {} },
+        },
+      },
+    },
+  }));
+  const { value } = await reader.read();
+  const reply: unknown = JSON.parse(String(value));
+  await writer.close();
+  reader.releaseLock();
+  await client.readable.cancel().catch(() => {});
+  await served.catch(() => {});
+  if (isRecord(reply) && isRecord(reply.result)) return String(reply.result.resultType);
+  return codeOf(reply);
+}
