@@ -29,6 +29,53 @@ export interface Refusal {
   readonly scopes?: readonly string[] | undefined;
   /** A fresh DPoP nonce to send in `DPoP-Nonce`. */
   readonly nonce?: string | undefined;
+  /** Why, for the audit log only (never sent): e.g. `expired`, `wrong_audience`. */
+  readonly reason?: string | undefined;
+  /** The verified subject of a token refused later (scope, proof), for the audit only. */
+  readonly principal?: string | undefined;
+}
+
+/** What the audit log records of an authorization refusal: never the token or the proof. */
+export interface RefusalFacts {
+  /** The HTTP status sent. */
+  readonly status: number;
+  /** The RFC error code sent, or null for a request without credentials. */
+  readonly error: string | null;
+  /** Why, more precisely than the wire says. */
+  readonly reason: string;
+  /** The fixed description sent, if any. */
+  readonly description: string | null;
+  /** The token's verified subject, when the refusal came after it was proven. */
+  readonly principal: string | undefined;
+}
+
+/** The reason of a refusal that names none: DPoP's 503s (its replay store or its bound). */
+function defaultReason(status: number): string {
+  if (status === 503) return "unavailable";
+  return status === 401 ? "no_token" : "refused";
+}
+
+/** The facts behind the responses `refusalResponse` built (a refusal is rare: no cost per request). */
+const FACTS = new WeakMap<Response, RefusalFacts>();
+
+/** The `error` parameter of a `WWW-Authenticate` value, if any. */
+function challengeError(response: Response): string | null {
+  const header = response.headers.get("www-authenticate");
+  const found = header === null ? null : /\berror="([a-z_]{1,40})"/.exec(header);
+  return found === null ? null : found[1] ?? null;
+}
+
+/**
+ * The facts of a refusal response: as the resource server recorded them,
+ * or (a response from another `auth` object or `authenticate`) as its
+ * status and challenge say.
+ */
+export function refusalFacts(response: Response): RefusalFacts {
+  const known = FACTS.get(response);
+  if (known !== undefined) return known;
+  const error = challengeError(response);
+  const reason = error ?? (response.status === 401 ? "no_token" : `http_${response.status}`);
+  return { status: response.status, error, reason, description: null, principal: undefined };
 }
 
 /** How the resource challenges: its metadata URL, and whether DPoP is offered. */
@@ -88,8 +135,16 @@ export function refusalResponse(refusal: Refusal, settings: ChallengeSettings): 
     : refusal.status === 400
     ? "Bad request: malformed authorization"
     : "Unauthorized";
-  return Response.json(
+  const response = Response.json(
     { jsonrpc: "2.0", id: null, error: { code: -32600, message } },
     { status: refusal.status, headers },
   );
+  FACTS.set(response, {
+    status: refusal.status,
+    error: refusal.error ?? null,
+    reason: refusal.reason ?? refusal.error ?? defaultReason(refusal.status),
+    description: refusal.description ?? null,
+    principal: refusal.principal,
+  });
+  return response;
 }

@@ -8,6 +8,7 @@
  */
 
 import { type FetchBounds, fetchJson } from "./fetch_json.ts";
+import type { IntrospectionCache } from "./introspection_cache.ts";
 
 /** Where and as whom to introspect. */
 export interface IntrospectionSettings extends FetchBounds {
@@ -33,14 +34,27 @@ export function namesAudience(aud: unknown, audience: string): boolean {
 }
 
 /**
- * The claims of an active token meant for this resource; null otherwise.
+ * The claims of an active token meant for this resource; otherwise why
+ * not, as an audit reason.
  *
  * @throws {UpstreamError} When the endpoint cannot be asked.
  */
 export async function introspect(
   token: string,
   settings: IntrospectionSettings,
-): Promise<Record<string, unknown> | null> {
+  cache?: IntrospectionCache,
+): Promise<Record<string, unknown> | string> {
+  const answer = cache === undefined
+    ? await ask(token, settings)
+    : await cache.answer(token, () => ask(token, settings));
+  return rejection(answer, settings) ?? answer;
+}
+
+/** The authorization server's answer about `token`, frozen (a cached one is shared). */
+async function ask(
+  token: string,
+  settings: IntrospectionSettings,
+): Promise<Record<string, unknown>> {
   const basic = btoa(
     `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`,
   );
@@ -51,12 +65,21 @@ export async function introspect(
       "content-type": "application/x-www-form-urlencoded",
     },
   });
-  if (answer.active !== true) return null;
-  if (answer.iss !== undefined && answer.iss !== settings.issuer) return null;
-  if (!namesAudience(answer.aud, settings.audience)) return null;
+  return Object.freeze(answer);
+}
+
+/** Why an introspection answer does not grant access, or undefined when it does. */
+function rejection(
+  answer: Record<string, unknown>,
+  settings: IntrospectionSettings,
+): string | undefined {
+  if (answer.active !== true) return "inactive";
+  if (answer.iss !== undefined && answer.iss !== settings.issuer) return "wrong_issuer";
+  if (!namesAudience(answer.aud, settings.audience)) return "wrong_audience";
   const now = settings.now() / 1000;
   const skew = settings.clockSkewSeconds;
-  if (typeof answer.exp !== "number" || answer.exp + skew <= now) return null;
-  if (typeof answer.nbf === "number" && answer.nbf - skew > now) return null;
-  return answer;
+  if (typeof answer.exp !== "number") return "missing_exp";
+  if (answer.exp + skew <= now) return "expired";
+  if (typeof answer.nbf === "number" && answer.nbf - skew > now) return "not_yet_valid";
+  return undefined;
 }

@@ -61,6 +61,8 @@ export interface JwtChecks {
   readonly clockSkewSeconds: number;
   /** The clock, in ms. */
   readonly now: () => number;
+  /** The `typ` header required (RFC 9068: `at+jwt`, `application/` prefix optional), if any. */
+  readonly typ: string | undefined;
 }
 
 /** Whether `token` has the shape of a JWS in compact form (three base64url parts). */
@@ -68,9 +70,45 @@ export function looksLikeJwt(token: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
 }
 
+/** The audit reasons of the claims jose names when one fails its check. */
+const CLAIM_REASONS: ReadonlyMap<string, string> = new Map([
+  ["iss", "wrong_issuer"],
+  ["aud", "wrong_audience"],
+  ["nbf", "not_yet_valid"],
+  ["exp", "missing_exp"],
+  ["iat", "bad_iat"],
+  ["typ", "wrong_type"],
+]);
+
+/** The audit reasons of jose's error codes. */
+const CODE_REASONS: ReadonlyMap<string, string> = new Map([
+  ["ERR_JWT_EXPIRED", "expired"],
+  ["ERR_JWS_SIGNATURE_VERIFICATION_FAILED", "bad_signature"],
+  ["ERR_JOSE_ALG_NOT_ALLOWED", "algorithm_not_allowed"],
+  ["ERR_JOSE_NOT_SUPPORTED", "algorithm_not_allowed"],
+  ["ERR_JWKS_NO_MATCHING_KEY", "unknown_key"],
+  ["ERR_JWKS_MULTIPLE_MATCHING_KEYS", "ambiguous_key"],
+  ["ERR_JWS_INVALID", "malformed_token"],
+  ["ERR_JWT_INVALID", "malformed_token"],
+]);
+
 /**
- * The claims of a valid token; null for a token that is not valid for this
- * resource (whatever the reason: the caller answers 401 either way).
+ * Why jose refused a token, as a fixed audit reason (never its message,
+ * which may quote the token's content).
+ */
+export function rejectionReason(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "invalid_token";
+  const { code, claim } = error as { code?: unknown; claim?: unknown };
+  if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && typeof claim === "string") {
+    return CLAIM_REASONS.get(claim) ?? "invalid_claim";
+  }
+  return (typeof code === "string" ? CODE_REASONS.get(code) : undefined) ?? "invalid_token";
+}
+
+/**
+ * The claims of a valid token; for a token that is not valid for this
+ * resource, the reason as a string (the audit's: the caller answers 401
+ * whatever it is).
  *
  * @throws {UpstreamError} When the issuer's keys cannot be had.
  */
@@ -79,7 +117,7 @@ export async function verifyJwt(
   issuer: Issuer,
   token: string,
   checks: JwtChecks,
-): Promise<Record<string, unknown> | null> {
+): Promise<Record<string, unknown> | string> {
   try {
     const { payload } = await jose.jwtVerify(
       token,
@@ -91,11 +129,13 @@ export async function verifyJwt(
         clockTolerance: checks.clockSkewSeconds,
         currentDate: new Date(checks.now()),
         requiredClaims: ["exp"],
+        // jose compares case-insensitively, with or without the "application/" prefix.
+        ...(checks.typ === undefined ? {} : { typ: checks.typ }),
       },
     );
     return payload;
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
-    return null;
+    return rejectionReason(error);
   }
 }

@@ -14,6 +14,7 @@ import { type Refusal, refusalResponse } from "./challenge.ts";
 import { boundKey, credentialsOf, scopesOf } from "./credentials.ts";
 import { DpopChecker } from "./dpop.ts";
 import { introspect } from "./introspection.ts";
+import { IntrospectionCache } from "./introspection_cache.ts";
 import { Issuer } from "./issuer.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { missingScopes, scopesNeeded } from "./scopes.ts";
@@ -51,6 +52,8 @@ interface Loaded {
   readonly jose: JoseModule;
   readonly issuer: Issuer;
   readonly dpop: DpopChecker | undefined;
+  /** Introspection answers, when opaque tokens are introspected. */
+  readonly answers: IntrospectionCache | undefined;
 }
 
 /**
@@ -97,7 +100,11 @@ async function loadParts(settings: ResolvedAuth): Promise<Loaded> {
   const jose = await loadJose();
   const issuer = new Issuer(jose, settings.issuer, settings.keyCache, settings.jwksUri);
   const dpop = settings.dpop === undefined ? undefined : new DpopChecker(jose, settings.dpop);
-  return { jose, issuer, dpop };
+  const introspection = settings.introspection;
+  const answers = introspection === undefined
+    ? undefined
+    : new IntrospectionCache(introspection.cacheMs, introspection.cacheSize, settings.jwt.now);
+  return { jose, issuer, dpop, answers };
 }
 
 function insufficient(scopes: readonly string[]): Refusal {
@@ -106,6 +113,7 @@ function insufficient(scopes: readonly string[]): Refusal {
     error: "insufficient_scope",
     scopes,
     description: "the access token lacks a scope this request needs",
+    reason: "missing_scope",
   };
 }
 
@@ -118,11 +126,16 @@ async function authenticate(
 ): Promise<Granted | Refusal> {
   const credentials = credentialsOf(request);
   const scope = settings.requiredScopes;
-  if (credentials.kind === "none") return { status: 401, scopes: scope };
+  if (credentials.kind === "none") return { status: 401, scopes: scope, reason: "no_token" };
   if (credentials.kind === "malformed") {
-    return { status: 400, error: "invalid_request", description: "malformed credentials" };
+    return {
+      status: 400,
+      error: "invalid_request",
+      description: "malformed credentials",
+      reason: "malformed_credentials",
+    };
   }
-  let claims: Record<string, unknown> | null;
+  let claims: Record<string, unknown> | string;
   let parts: Loaded;
   try {
     parts = await load();
@@ -134,20 +147,25 @@ async function authenticate(
     log(
       `warden: cannot verify an access token: ${reason.replaceAll(credentials.token, "[token]")}`,
     );
-    return { status: 503 };
+    const hook = settings.verifyToken !== undefined;
+    return { status: 503, reason: hook ? "verify_token_failed" : "authorization_server_failed" };
   }
-  const invalid: Refusal = { status: 401, error: "invalid_token", scopes: scope };
-  if (claims === null) return invalid;
-  const bound = await proofRefusal(settings, parts, request, credentials, claims);
-  if (bound !== undefined) return bound;
+  if (typeof claims === "string") return invalidToken(scope, claims);
   const principal = claims[settings.principalClaim];
   if (typeof principal !== "string" || principal.length === 0 || principal.length > 1024) {
-    return invalid;
+    return invalidToken(scope, "no_principal");
   }
+  const bound = await proofRefusal(settings, parts, request, credentials, claims);
+  // The token was proven, not its possession: the audit names whose token it was.
+  if (bound !== undefined) return { ...bound, principal };
   const scopes = Object.freeze(scopesOf(claims));
-  if (missingScopes(scopes, scope).length > 0) return insufficient(scope);
+  if (missingScopes(scopes, scope).length > 0) return { ...insufficient(scope), principal };
   const grant = Object.freeze({ scopes, claims: chosenClaims(claims, settings.claims) });
   return { principal, grant };
+}
+
+function invalidToken(scopes: readonly string[], reason: string): Refusal {
+  return { status: 401, error: "invalid_token", scopes, reason };
 }
 
 /** The claims named in `names`, copied out of the token's (frozen; shared when none). */
@@ -168,16 +186,18 @@ function chosenClaims(
   return Object.freeze(chosen);
 }
 
-/** The token's claims when it is valid for this resource, else null. */
-function claimsOf(
+/** The token's claims when it is valid for this resource, else why not (an audit reason). */
+async function claimsOf(
   settings: ResolvedAuth,
   parts: Loaded,
   token: string,
-): Promise<Record<string, unknown> | null> {
-  if (settings.verifyToken !== undefined) return settings.verifyToken(token);
+): Promise<Record<string, unknown> | string> {
+  if (settings.verifyToken !== undefined) {
+    return (await settings.verifyToken(token)) ?? "rejected_by_verify_token";
+  }
   if (looksLikeJwt(token)) return verifyJwt(parts.jose, parts.issuer, token, settings.jwt);
   const introspection = settings.introspection;
-  if (introspection === undefined) return Promise.resolve(null);
+  if (introspection === undefined) return "not_a_jwt";
   return introspectWith(settings, parts, token, introspection);
 }
 
@@ -186,7 +206,7 @@ async function introspectWith(
   parts: Loaded,
   token: string,
   introspection: NonNullable<ResolvedAuth["introspection"]>,
-): Promise<Record<string, unknown> | null> {
+): Promise<Record<string, unknown> | string> {
   let endpoint = introspection.endpoint;
   if (endpoint === undefined) {
     const found = (await parts.issuer.metadata()).introspection_endpoint;
@@ -200,7 +220,7 @@ async function introspectWith(
     ...settings.jwt,
     ...introspection,
     endpoint,
-  });
+  }, parts.answers);
 }
 
 /**
@@ -216,16 +236,15 @@ async function proofRefusal(
   claims: Record<string, unknown>,
 ): Promise<Refusal | undefined> {
   const jkt = boundKey(claims);
-  const invalid: Refusal = {
-    status: 401,
-    error: "invalid_token",
-    scopes: settings.requiredScopes,
-  };
-  if (jkt === null) return invalid; // bound in a way this server cannot check
+  const scopes = settings.requiredScopes;
+  // Bound in a way this server cannot check.
+  if (jkt === null) return invalidToken(scopes, "unsupported_binding");
   if (jkt === undefined) {
-    return credentials.scheme === "dpop" || settings.dpop?.required === true ? invalid : undefined;
+    if (credentials.scheme === "dpop") return invalidToken(scopes, "dpop_scheme_unbound_token");
+    return settings.dpop?.required === true ? invalidToken(scopes, "dpop_required") : undefined;
   }
-  if (credentials.scheme !== "dpop" || parts.dpop === undefined) return invalid;
+  if (credentials.scheme !== "dpop") return invalidToken(scopes, "bound_token_as_bearer");
+  if (parts.dpop === undefined) return invalidToken(scopes, "dpop_not_enabled");
   try {
     return await parts.dpop.check({
       request,
@@ -235,6 +254,11 @@ async function proofRefusal(
     });
   } catch {
     // A proof jose cannot even read: refused like any other bad proof, never a 500.
-    return { status: 401, error: "invalid_dpop_proof", description: "the DPoP proof is unusable" };
+    return {
+      status: 401,
+      error: "invalid_dpop_proof",
+      description: "the DPoP proof is unusable",
+      reason: "unreadable_dpop_proof",
+    };
   }
 }

@@ -31,11 +31,18 @@ export interface ResourceServerOptions {
     prompts?: Readonly<Record<string, readonly string[]>>;
   };
   algorithms?: readonly string[];
+  requireAtJwtType?: boolean;
   clockSkewSeconds?: number;
   principalClaim?: string;
   claims?: readonly string[];
   jwksUri?: string;
-  introspection?: { endpoint?: string; clientId: string; clientSecret: string };
+  introspection?: {
+    endpoint?: string;
+    clientId: string;
+    clientSecret: string;
+    cacheSeconds?: number;
+    cacheSize?: number;
+  };
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
   dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number; store?: SharedStore };
   resourceName?: string;
@@ -65,6 +72,10 @@ export interface ResolvedAuth {
       readonly endpoint: string | undefined;
       readonly clientId: string;
       readonly clientSecret: string;
+      /** The longest an active answer is cached, in ms (0: none). */
+      readonly cacheMs: number;
+      /** The most answers cached. */
+      readonly cacheSize: number;
     }
     | undefined;
   readonly verifyToken: ((token: string) => Promise<Record<string, unknown> | null>) | undefined;
@@ -159,6 +170,7 @@ export function resolveAuth(options: ResourceServerOptions): ResolvedAuth {
       algorithms,
       clockSkewSeconds: skew,
       now,
+      typ: options.requireAtJwtType === true ? "at+jwt" : undefined,
     },
     keyCache: { timeoutMs, maxBytes: 256 * 1024, maxAgeMs: 10 * 60_000, cooldownMs: 30_000, now },
     jwksUri: uriOrUndefined(options.jwksUri, "jwksUri"),
@@ -176,10 +188,20 @@ function resolveIntrospection(options: ResourceServerOptions): ResolvedAuth["int
   ) {
     throw new TypeError(`${PREFIX}: introspection needs clientId and clientSecret`);
   }
+  const cacheSeconds = introspection.cacheSeconds ?? 60;
+  if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0 || cacheSeconds > 3600) {
+    throw new RangeError(`${PREFIX}: introspection.cacheSeconds must be between 0 and 3600`);
+  }
+  const cacheSize = introspection.cacheSize ?? 10_000;
+  if (!Number.isInteger(cacheSize) || cacheSize < 1 || cacheSize > 1_000_000) {
+    throw new RangeError(`${PREFIX}: introspection.cacheSize must be between 1 and 1000000`);
+  }
   return {
     endpoint: uriOrUndefined(introspection.endpoint, "introspection.endpoint"),
     clientId: introspection.clientId,
     clientSecret: introspection.clientSecret,
+    cacheMs: cacheSeconds * 1000,
+    cacheSize,
   };
 }
 

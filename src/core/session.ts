@@ -7,7 +7,7 @@
  */
 
 import type { AuthGrant } from "../call/context.ts";
-import { InflightTable } from "../dispatcher/inflight.ts";
+import { type InflightRequest, InflightTable } from "../dispatcher/inflight.ts";
 import type { DispatchSession } from "../dispatcher/dispatcher.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
 import type { Implementation } from "./lifecycle.ts";
@@ -71,10 +71,38 @@ interface Pending {
   readonly cleanup: () => void;
 }
 
+/**
+ * A session's in-flight table that tags each request, as the dispatcher
+ * begins it, with the grant it was dispatched under: the request keeps its
+ * own token's grant whatever later requests on the session bring.
+ */
+class GrantedInflight extends InflightTable {
+  readonly #grants = new WeakMap<InflightRequest, AuthGrant>();
+  readonly #current: () => AuthGrant | undefined;
+
+  constructor(current: () => AuthGrant | undefined) {
+    super();
+    this.#current = current;
+  }
+
+  override begin(id: JsonRpcId): InflightRequest | undefined {
+    const request = super.begin(id);
+    const grant = this.#current();
+    // Only under OAuth: without a grant, nothing is kept per request.
+    if (request !== undefined && grant !== undefined) this.#grants.set(request, grant);
+    return request;
+  }
+
+  grantOf(request: InflightRequest): AuthGrant | undefined {
+    return this.#grants.get(request);
+  }
+}
+
 /** State of one client connection. */
 export class McpSession implements DispatchSession {
+  readonly #inflight: GrantedInflight = new GrantedInflight(() => this.auth);
   /** Requests from the client being handled. */
-  readonly inflight: InflightTable = new InflightTable();
+  readonly inflight: InflightTable = this.#inflight;
   /** The configured principal the guardrails decide about (never taken from the client). */
   readonly principal: string | undefined;
   /** Negotiated revision; undefined before `initialize`. */
@@ -88,8 +116,10 @@ export class McpSession implements DispatchSession {
   /** The minimum level of `notifications/message` the client wants. */
   logLevel: LoggingLevel = "info";
   /**
-   * What the access token of the session's latest HTTP request granted
-   * (set by the transport); undefined without OAuth.
+   * What the access token of the HTTP request being dispatched grants: set
+   * by the transport just before it dispatches, and taken by each request
+   * as it begins. Read a request's grant with `grantOf`, never this field,
+   * which the session's next request changes. Undefined without OAuth.
    */
   auth: AuthGrant | undefined = undefined;
   /** Resource URIs the client subscribed to. */
@@ -107,6 +137,11 @@ export class McpSession implements DispatchSession {
   constructor(principal: string | undefined, defaultTimeoutMs = 60_000) {
     this.principal = principal;
     this.#defaultTimeoutMs = defaultTimeoutMs;
+  }
+
+  /** The grant `request` was dispatched under (its own token's); undefined without OAuth. */
+  grantOf(request: InflightRequest): AuthGrant | undefined {
+    return this.#inflight.grantOf(request);
   }
 
   /** Batches are a 2025-03-26 feature only. */

@@ -9,6 +9,7 @@
 import type { AuthGrant } from "../call/context.ts";
 import { ErrorCode, quote } from "../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcResponse } from "../jsonrpc/messages.ts";
+import { auditAuthRefusal, isOtherPrincipal, OTHER_PRINCIPAL } from "./auth_refusals.ts";
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
 import type { HttpSession } from "./http_session.ts";
 import type { HttpProtocolSession } from "./options.ts";
@@ -62,7 +63,12 @@ export async function legacyPost<S extends HttpProtocolSession>(
     return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
   }
   const found = sessionOf(endpoint, request, principal);
-  if (found instanceof Response) return found;
+  if (found instanceof Response) {
+    if (isOtherPrincipal(endpoint, found)) {
+      await auditAuthRefusal(endpoint, request, found, principal, value, OTHER_PRINCIPAL);
+    }
+    return found;
+  }
   // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
   found.session.auth = grant;
   return await dispatchOn(endpoint, found, value, sseOk, undefined, false);

@@ -61,11 +61,9 @@ export function oauthResourceServer(options: {
   /** Scopes every request needs; the 401 challenge names them. @default {[]} */
   requiredScopes?: readonly string[];
   /**
-   * The scopes an item needs, by glob over tool and prompt names and
-   * resource URIs; every matching glob adds its scopes. Items the caller's
-   * scopes do not cover are answered 403 `insufficient_scope` and left out
-   * of lists.
-   * @default {{}}
+   * The scopes an item needs, by glob over tool and prompt names and resource URIs; every matching
+   * glob adds its scopes. Items the caller's scopes do not cover are answered 403
+   * `insufficient_scope` and left out of lists. @default {{}}
    */
   scopes?: {
     /** Tool name glob → scopes. */
@@ -76,42 +74,45 @@ export function oauthResourceServer(options: {
     prompts?: Readonly<Record<string, readonly string[]>>;
   };
   /**
-   * The JWT signature algorithms accepted; asymmetric only (`none` and
-   * HS* are refused at start-up).
-   * @default {RS*, PS*, ES*, EdDSA}
+   * The JWT signature algorithms accepted; asymmetric only (`none` and HS* are refused at
+   * start-up). @default {RS*, PS*, ES*, EdDSA}
    */
   algorithms?: readonly string[];
+  /** Require RFC 9068's `typ: at+jwt` (many servers type access tokens `JWT`). @default {false} */
+  requireAtJwtType?: boolean;
   /** Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds (0 to 300). @default {30} */
   clockSkewSeconds?: number;
   /** The claim naming the principal. @default {"sub"} */
   principalClaim?: string;
   /**
-   * The claims handlers and guardrails may read (`context.auth.claims`),
-   * e.g. `["email", "org_id"]`; the others, and the token itself, never
-   * leave the resource server.
-   * @default {[]}
+   * The claims handlers and guardrails may read (`context.auth.claims`), e.g. `["email"]`; the
+   * others, and the token itself, never leave the resource server. @default {[]}
    */
   claims?: readonly string[];
   /** The JWKS URL, instead of the one the issuer's metadata names. */
   jwksUri?: string;
   /**
-   * Opaque (non-JWT) tokens are introspected (RFC 7662) with these client
-   * credentials; the endpoint defaults to the issuer's
-   * `introspection_endpoint`. Without it, only JWTs are accepted.
+   * Opaque tokens are introspected (RFC 7662) with these credentials (endpoint: the issuer's
+   * `introspection_endpoint`); else only JWTs pass. Answers are cached up to the token's `exp` and
+   * `cacheSeconds` (60; 0: off), inactive ones 5 s, `cacheSize` (10000) at most.
    */
-  introspection?: { endpoint?: string; clientId: string; clientSecret: string };
+  introspection?: {
+    endpoint?: string;
+    clientId: string;
+    clientSecret: string;
+    cacheSeconds?: number;
+    cacheSize?: number;
+  };
   /**
    * Replaces the JWT and introspection checks: the token's claims when it is valid for this
    * server (the audience check is yours), else null. A throw fails closed with 503.
    */
   verifyToken?: (token: string) => Promise<Record<string, unknown> | null>;
   /**
-   * DPoP-bound tokens (RFC 9449). Tokens bound by `cnf.jkt` are accepted
-   * only with a valid proof; `required` refuses unbound tokens; `nonce`
-   * makes proofs echo a server nonce (kept per instance); `store` remembers
-   * used proofs across the instances sharing it, so a proof replayed at
-   * another instance is refused too.
-   * @default {undefined} (bound tokens are refused)
+   * DPoP-bound tokens (RFC 9449). Tokens bound by `cnf.jkt` are accepted only with a valid proof;
+   * `required` refuses unbound tokens; `nonce` makes proofs echo a server nonce (per instance);
+   * `store` remembers used proofs across the instances sharing it, so a proof replayed at another
+   * instance is refused too. @default {undefined} (bound tokens are refused)
    */
   dpop?: { required?: boolean; nonce?: boolean; maxAgeSeconds?: number; store?: SharedStore };
   /** `resource_name` in the metadata. */

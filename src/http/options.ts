@@ -154,7 +154,11 @@ export interface HttpOptions {
 export interface HttpProtocolSession extends DispatchSession {
   /** The negotiated revision; set by the transport for sessionless requests. */
   protocolVersion: string | undefined;
-  /** What the latest request's access token grants; set by the transport under OAuth. */
+  /**
+   * What the access token of the request about to be dispatched grants; set
+   * by the transport under OAuth just before it dispatches (each request
+   * keeps its own).
+   */
   auth: AuthGrant | undefined;
   /** Connects the session's outbound side (`related`: the request a message belongs to). */
   attach(send: (message: JsonRpcMessage, related?: JsonRpcId) => void): void;
@@ -190,13 +194,19 @@ export interface HttpHost<S extends HttpProtocolSession> {
   /**
    * Records a request the endpoint refused before dispatch (headers that
    * disagree with its body, a revision header not served): the audit log
-   * gets its entry, with the code the client is sent. Never rejects.
+   * gets its entry, with the code the client is sent. An authorization
+   * refusal gives `record`: its outcome, and its facts in place of the
+   * arguments. Never rejects.
    */
   refused(
     message: Readonly<Record<string, unknown>>,
     principal: string | undefined,
     error: { readonly code: number; readonly message: string },
     era: "legacy" | "modern",
+    record?: {
+      readonly status: "denied" | "invalid" | "internal_error";
+      readonly facts: Readonly<Record<string, unknown>>;
+    },
   ): Promise<void>;
   /** The parameters a tool mirrors into `Mcp-Param-*` headers; undefined for no such tool. */
   headerParams(tool: string): readonly HeaderParam[] | undefined;

@@ -8,6 +8,7 @@
 import type { AuthGrant } from "../call/context.ts";
 import { itemsOf } from "../auth/items.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
+import { auditAuthRefusal } from "./auth_refusals.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { legacyPost } from "./legacy_post.ts";
 import { isModernPost } from "./modern_headers.ts";
@@ -52,7 +53,10 @@ export async function post<S extends HttpProtocolSession>(
   if (auth !== undefined && grant !== undefined) {
     // Before dispatch, so a client can step up (403 insufficient_scope) with nothing done.
     const refused = auth.authorize(itemsOf(value), grant.scopes);
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) {
+      await auditAuthRefusal(endpoint, request, refused, principal, value);
+      return refused;
+    }
   }
   if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
     return await modernPost(endpoint, request, principal, value, sseOk, grant);

@@ -9,6 +9,7 @@
 
 import type { AuthGrant } from "../call/context.ts";
 import { isMetadataPath } from "../auth/metadata.ts";
+import { auditAuthRefusal, isOtherPrincipal, OTHER_PRINCIPAL } from "./auth_refusals.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { type Endpoint, sessionOf } from "./endpoint.ts";
 import type { HttpProtocolSession } from "./options.ts";
@@ -53,12 +54,15 @@ export async function handleRequest<S extends HttpProtocolSession>(
   }
   // Without authentication there is nothing to wait for.
   const caller = endpoint.authenticates ? await callerOf(endpoint, request) : ANONYMOUS;
-  if (caller instanceof Response) return caller;
+  if (caller instanceof Response) {
+    await auditAuthRefusal(endpoint, request, caller, undefined);
+    return caller;
+  }
   const version = request.headers.get("mcp-protocol-version");
   if (request.method === "POST") {
     return await post(endpoint, request, caller.principal, version, caller.grant);
   }
-  return sessionRequest(endpoint, request, caller.principal, version);
+  return await sessionRequest(endpoint, request, caller.principal, version);
 }
 
 /**
@@ -139,12 +143,12 @@ async function callerOf<S extends HttpProtocolSession>(
  * GET (the session's streams) or DELETE (end the session). Both belong to
  * legacy sessions: revision 2026-07-28 and stateless mode have neither (405).
  */
-function sessionRequest<S extends HttpProtocolSession>(
+async function sessionRequest<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
   principal: string | undefined,
   version: string | null,
-): Response {
+): Promise<Response> {
   const host = endpoint.host;
   if (
     endpoint.stateless ||
@@ -153,7 +157,12 @@ function sessionRequest<S extends HttpProtocolSession>(
     return methodNotAllowed(ALLOW_POST_ONLY);
   }
   const found = sessionOf(endpoint, request, principal);
-  if (found instanceof Response) return found;
+  if (found instanceof Response) {
+    if (isOtherPrincipal(endpoint, found)) {
+      await auditAuthRefusal(endpoint, request, found, principal, undefined, OTHER_PRINCIPAL);
+    }
+    return found;
+  }
   if (request.method === "DELETE") {
     endpoint.sessions.end(found.id ?? "", "The client ended the session");
     return new Response(null, { status: 204 });

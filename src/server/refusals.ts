@@ -39,6 +39,18 @@ export interface RefusalDeps {
   readonly log: (message: string) => void;
 }
 
+/**
+ * How an authorization refusal is recorded: its outcome, and what the entry
+ * keeps in place of the call's arguments (the refusal's facts, never the
+ * token). Undefined for the other refusals ("invalid", arguments kept).
+ */
+export interface RefusalRecord {
+  /** The entry's outcome. */
+  readonly status: "denied" | "invalid" | "internal_error";
+  /** The entry's `arguments`. */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
 /** The item kind a method acts on, as the audit names it. */
 function kindOf(method: string, params: Readonly<Record<string, unknown>>): CallKind {
   if (method.startsWith("prompts/")) return "prompt";
@@ -86,6 +98,7 @@ export function refusedCall(
   message: Readonly<Record<string, unknown>>,
   principal: string | undefined,
   era: Era,
+  facts?: Readonly<Record<string, unknown>>,
 ): GuardedCall {
   const params = isRecord(message.params) ? message.params : {};
   const method = typeof message.method === "string" ? message.method : "";
@@ -99,7 +112,7 @@ export function refusedCall(
     // The audit masks the name and arguments; the method is the client's text too.
     method: deps.mask(method).slice(0, MAX_METHOD),
     name: typeof name === "string" ? name : "",
-    arguments: isRecord(params.arguments) ? params.arguments : {},
+    arguments: facts ?? (isRecord(params.arguments) ? params.arguments : {}),
     context: refusedContext(
       deps,
       requestId,
@@ -121,17 +134,19 @@ export function refusalRecorder(
   principal: string | undefined,
   error: { readonly code: number; readonly message: string },
   era: Era,
+  record?: RefusalRecord,
 ) => Promise<void> {
   const auditing = deps.guardrails.filter((guardrail) => guardrail.stage === "audit");
   if (auditing.length === 0) return () => Promise.resolve();
   const pipeline: Pipeline = composePipeline(auditing);
-  return async (message, principal, error, era) => {
+  return async (message, principal, error, era, record) => {
     const outcome: CallOutcome = {
-      status: "invalid",
+      status: record?.status ?? "invalid",
       error: new RpcError(error.code, error.message),
     };
+    const call = refusedCall(deps, message, principal, era, record?.facts);
     try {
-      await pipeline(refusedCall(deps, message, principal, era), () => Promise.resolve(outcome));
+      await pipeline(call, () => Promise.resolve(outcome));
     } catch (failure) {
       const detail = failure instanceof Error ? failure.message : String(failure);
       deps.log(`warden: recording a refused request failed: ${detail}`);

@@ -390,6 +390,11 @@ Deno.test("tokens never reach replies, the log or the audit log; the audit names
     });
     const token = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
     const expired = await as.mint({ sub: "alice", aud: AUDIENCE, exp: 1 });
+    const foreign = await as.mint({
+      sub: "alice",
+      aud: "https://other.example",
+      scope: "orders:read",
+    });
     const replies: string[] = [];
     const calls = [
       CALL_WHOAMI,
@@ -403,11 +408,25 @@ Deno.test("tokens never reach replies, the log or the audit log; the audit names
       const session = await post(server, initialize(), bearer(used));
       replies.push(await session.text());
     }
+    // Every other refusal kind the audit records: 400 (two tokens, a token in the URL),
+    // 401 on a GET, 401 for another audience, and 403 insufficient_scope (above).
+    const refusals: [Record<string, string>, string][] = [
+      [{ authorization: `Bearer ${token}, Bearer ${token}` }, ENDPOINT],
+      [bearer(token), `${ENDPOINT}?access_token=${token}`],
+      [bearer(foreign), ENDPOINT],
+    ];
+    for (const [headers, url] of refusals) {
+      replies.push(await (await post(server, CALL_WHOAMI, headers, url)).text());
+    }
+    replies.push(await (await send(server, "GET", bearer(expired))).text());
     await server.close();
     const audit = await Deno.readTextFile(file);
     await Deno.remove(dir, { recursive: true });
     assert.match(audit, /"principal":"alice"/);
-    for (const used of [token, expired]) {
+    for (const reason of ["missing_scope", "expired", "malformed_credentials", "wrong_audience"]) {
+      assert.ok(audit.includes(`"reason":"${reason}"`), `the audit misses ${reason}`);
+    }
+    for (const used of [token, expired, foreign]) {
       const [, , signature = ""] = used.split(".");
       const places: [string, string][] = [
         ["audit", audit],

@@ -32,7 +32,7 @@ export type { ContextServices };
 
 /** The context of one request on a legacy session. */
 export class HandlerContext extends ContextBase implements RequestContext {
-  /** The grant of the token this request came with (the session's latest, read once). */
+  /** The grant of the token this request came with (its own, whatever came after it). */
   readonly auth: McpSession["auth"];
   readonly #session: McpSession;
 
@@ -52,7 +52,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
       (method, params, related) => session.notify(method, params, related),
     );
     this.#session = session;
-    this.auth = session.auth;
+    this.auth = session.grantOf(request);
   }
 
   get client(): ClientDescription {

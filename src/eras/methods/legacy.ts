@@ -143,17 +143,18 @@ function setLevel(
 function listTools(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session }: MethodContext<McpSession>,
+  { session, request }: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  const { principal, clientCapabilities, auth } = session;
-  return deps.core.list("tools", params, principal, false, clientCapabilities, auth?.scopes).result;
+  const { principal, clientCapabilities } = session;
+  const scopes = session.grantOf(request)?.scopes;
+  return deps.core.list("tools", params, principal, false, clientCapabilities, scopes).result;
 }
 
 /** `resources/list`. */
 function listResources(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session }: MethodContext<McpSession>,
+  { session, request }: MethodContext<McpSession>,
 ): Record<string, unknown> {
   return deps.core.list(
     "resources",
@@ -161,7 +162,7 @@ function listResources(
     session.principal,
     false,
     undefined,
-    session.auth?.scopes,
+    session.grantOf(request)?.scopes,
   ).result;
 }
 
@@ -169,7 +170,7 @@ function listResources(
 function listPrompts(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session }: MethodContext<McpSession>,
+  { session, request }: MethodContext<McpSession>,
 ): Record<string, unknown> {
   return deps.core.list(
     "prompts",
@@ -177,7 +178,7 @@ function listPrompts(
     session.principal,
     false,
     undefined,
-    session.auth?.scopes,
+    session.grantOf(request)?.scopes,
   ).result;
 }
 
@@ -185,7 +186,7 @@ function listPrompts(
 function listResourceTemplates(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session }: MethodContext<McpSession>,
+  { session, request }: MethodContext<McpSession>,
 ): Record<string, unknown> {
   return deps.core.list(
     "resourceTemplates",
@@ -193,7 +194,7 @@ function listResourceTemplates(
     session.principal,
     false,
     undefined,
-    session.auth?.scopes,
+    session.grantOf(request)?.scopes,
   )
     .result;
 }

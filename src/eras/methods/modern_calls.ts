@@ -132,7 +132,7 @@ async function itemCall(
     deps.services,
     (m, p, related) => session.notify(m, p, related),
     ledger,
-    session.auth,
+    session.grantOf(request.request),
   );
   const refused = trip.overQuota;
   const step = refused !== undefined

@@ -71,7 +71,8 @@ function listed(
   request: MethodContext<McpSession>,
   capabilities?: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const { principal, auth } = request.session;
+  const { principal } = request.session;
+  const auth = request.session.grantOf(request.request);
   const { result, caches } = deps.core.list(
     list,
     params,

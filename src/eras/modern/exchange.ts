@@ -43,7 +43,7 @@ export function modernFacts(
     "modern",
     mask,
     continuation,
-    request.session.auth,
+    request.session.grantOf(request.request),
   );
 }
 
