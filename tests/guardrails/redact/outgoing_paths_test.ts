@@ -212,8 +212,9 @@ Deno.test("redaction masks resources/read text, JSON resources by key and URIs, 
 Deno.test("redaction masks prompt messages and descriptions, not image data", async () => {
   const { server } = leakyServer();
   const listed = resultOf(await server.handle(request(1, "prompts/list")));
-  // The catalogue is the server's own text, not a call's output: it is published as written.
-  assert.ok(JSON.stringify(listed).includes(ODK_KEY));
+  // Listings pass the server's masker like every other reply (issue 22: every outgoing byte).
+  assert.ok(!JSON.stringify(listed).includes(ODK_KEY));
+  assert.ok(JSON.stringify(listed).includes(MASK));
   const result = resultOf(await server.handle(request(2, "prompts/get", { name: "briefing" })));
   assert.deepEqual(result, {
     description: `Briefing with ${MASK}`,
