@@ -76,16 +76,14 @@ export function createServer<
     (uri, principal) => core.visible("resource", uri, principal),
   );
   const registry = createRegistry((list) => changes.listChanged(list));
-  const pipeline = composePipeline(guardrails);
-  const scopeVisible = options.http?.auth?.visible;
   const core = new RequestCore({
     registry,
     guardrails,
-    pipeline,
+    pipeline: composePipeline(guardrails),
     pageSize: options.pageSize,
     log,
     inflightQuota: resolved.quotas.inflightCalls,
-    scopeVisible,
+    scopeVisible: options.http?.auth?.visible,
     mask: services.callMask,
   });
   const now = options.now ?? Date.now;
