@@ -2,7 +2,8 @@
  * The items a JSON-RPC message acts on, for scope checks before dispatch:
  * the tool of a `tools/call`, the prompt of a `prompts/get`, the resource
  * of a read or subscription (resources/subscribe, or the resources a
- * 2026-07-28 `subscriptions/listen` follows), the reference of a completion.
+ * 2026-07-28 `subscriptions/listen` follows), the reference of a completion,
+ * the skill of a `skills/get` or `resources/directory/read` (SEP-2640).
  *
  * @module
  */
@@ -37,11 +38,25 @@ function itemOf(message: unknown, items: NamedItem[]): NamedItem | undefined {
     case "resources/read":
     case "resources/subscribe":
     case "resources/unsubscribe":
+    case "skills/get":
       return typeof params.uri === "string" ? { kind: "resource", name: params.uri } : undefined;
+    case "resources/directory/read":
+      return directoryItem(params.uri, items);
     case "completion/complete":
       return completionItem(params.ref);
   }
   return undefined;
+}
+
+/**
+ * A skill directory read (SEP-2640) needs the scopes of the directory and of
+ * the SKILL.md it would hold: a rule over `skill://acme/*` covers the skill's
+ * root directory `skill://acme` that way. The SKILL.md is added to `items`.
+ */
+function directoryItem(uri: unknown, items: NamedItem[]): NamedItem | undefined {
+  if (typeof uri !== "string") return undefined;
+  items.push({ kind: "resource", name: `${uri}/SKILL.md` });
+  return { kind: "resource", name: uri };
 }
 
 /** The resources a listen stream asks to follow, added to `items`. */

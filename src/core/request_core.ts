@@ -170,6 +170,13 @@ export class RequestCore {
     return true;
   }
 
+  /** Whether `principal` may see an item: every guardrail lets it, and its token's `scopes` cover it. */
+  shown(kind: CallKind, name: string, principal?: string, scopes?: readonly string[]): boolean {
+    if (!this.visible(kind, name, principal)) return false;
+    // Scopes come with an access token (HTTP); a caller without one is not scope-checked here.
+    return scopes === undefined || this.#scopeVisible?.(kind, name, scopes) !== false;
+  }
+
   /** Whether what a list shows can differ from one caller to the next. */
   get listsVaryByCaller(): boolean {
     return this.#scopeVisible !== undefined || this.toolGate !== undefined ||
@@ -214,9 +221,7 @@ export class RequestCore {
     const shown: [string, Listed][] = [];
     for (const [name, item] of items) {
       if (gate !== undefined && !gate(item as RegisteredTool, capabilities)) continue;
-      if (!this.visible(kind, name, principal)) continue;
-      // Scopes come with an access token (HTTP); a caller without one is not scope-checked here.
-      if (scopes !== undefined && this.#scopeVisible?.(kind, name, scopes) === false) continue;
+      if (!this.shown(kind, name, principal, scopes)) continue;
       shown.push([name, item]);
     }
     if (byName) shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -47,6 +47,8 @@ export class SkillCatalog {
   readonly #pageSize: number | undefined;
   readonly #skills = new Map<string, SkillBundle>();
   readonly #directories = new Map<string, Directory>();
+  /** The skills each directory belongs to (more than one where skill paths nest). */
+  readonly #owners = new Map<string, SkillBundle[]>();
   #sorted: readonly SkillBundle[] = [];
 
   constructor(core: RequestCore, pageSize: number | undefined) {
@@ -99,10 +101,17 @@ export class SkillCatalog {
     return this.#skills.get(uri);
   }
 
-  /** One page of skills/list as `principal` may see it: skills whose SKILL.md it may read. */
-  list(params: JsonRpcParams, principal: string | undefined): Record<string, unknown> {
+  /**
+   * One page of skills/list as `principal`, granted `scopes` by its token,
+   * may see it: the skills whose SKILL.md it may read.
+   */
+  list(
+    params: JsonRpcParams,
+    principal: string | undefined,
+    scopes: readonly string[] | undefined,
+  ): Record<string, unknown> {
     const shown = this.#sorted.filter((skill) =>
-      this.#core.visible("resource", skill.uri, principal)
+      this.#core.shown("resource", skill.uri, principal, scopes)
     );
     const { page, nextCursor } = paginate("skills", shown, params.cursor, this.#pageSize);
     const skills = page.map((skill) => skill.entry);
@@ -110,18 +119,24 @@ export class SkillCatalog {
   }
 
   /**
-   * The direct children of the directory at `uri`, as `principal` may see
-   * them, one page at a time; undefined when `uri` is no directory.
+   * The direct children of the directory at `uri`, as `principal` granted
+   * `scopes` may see them, one page at a time; undefined when `uri` is no
+   * directory, or a directory of a skill the caller may not see (which
+   * skills/list hides, so a directory read must not reveal it either).
    */
   directory(
     uri: string,
     params: JsonRpcParams,
     principal: string | undefined,
+    scopes: readonly string[] | undefined,
   ): Record<string, unknown> | undefined {
     const children = this.#directories.get(uri);
     if (children === undefined) return undefined;
+    for (const skill of this.#owners.get(uri) ?? []) {
+      if (!this.#core.shown("resource", skill.uri, principal, scopes)) return undefined;
+    }
     const shown = [...children.values()].filter((child) =>
-      this.#core.visible("resource", String(child.uri), principal)
+      this.#core.shown("resource", String(child.uri), principal, scopes)
     );
     const { page, nextCursor } = paginate("directory", shown, params.cursor, this.#pageSize);
     return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
@@ -131,6 +146,7 @@ export class SkillCatalog {
   #changed(): void {
     this.#sorted = [...this.#skills.values()].sort(byUri);
     this.#directories.clear();
+    this.#owners.clear();
     for (const skill of this.#sorted) this.#index(skill);
     // Children in URI order, so that pages of a directory read are stable.
     for (const children of this.#directories.values()) {
@@ -150,6 +166,9 @@ export class SkillCatalog {
     const directoryAt = (uri: string): Directory => {
       let found = this.#directories.get(uri);
       if (found === undefined) this.#directories.set(uri, found = new Map());
+      const owners = this.#owners.get(uri);
+      if (owners === undefined) this.#owners.set(uri, [skill]);
+      else if (!owners.includes(skill)) owners.push(skill);
       return found;
     };
     directoryAt(skill.root);

@@ -88,7 +88,9 @@ function listSkills(
   requireSkills(deps, "skills/list");
   if (era === "modern") readRequestMeta(params);
   // The entries quote each SKILL.md's frontmatter, which the masker hides when the file is read.
-  const result = maskedEntries(deps, deps.catalog.list(params, request.session.principal));
+  const { session } = request;
+  const scopes = session.grantOf(request.request)?.scopes;
+  const result = maskedEntries(deps, deps.catalog.list(params, session.principal, scopes));
   if (era === "legacy") return result;
   return modernResult(deps.serverInfo, result, listHints(deps.listTtlMs, [], variesByCaller(deps)));
 }
@@ -168,11 +170,15 @@ async function getSkill(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
+  const { principal } = request.session;
+  const scopes = request.session.grantOf(request.request)?.scopes;
   const result = await guarded(deps, era, "skills/get", params, request, (uri) => {
     const skill = skillUriPath(uri) === undefined || !uri.endsWith(`/${SKILL_FILE}`)
       ? undefined
       : deps.catalog.get(uri);
-    if (skill === undefined) {
+    // A skill the token's scopes do not cover is hidden as skills/list hides it (over HTTP the
+    // endpoint has already answered 403 insufficient_scope).
+    if (skill === undefined || !deps.core.shown("resource", uri, principal, scopes)) {
       return invalid(`No skill is served at ${quote(uri, 80, deps.services.mask)}`);
     }
     return { status: "ok", result: maskedEntries(deps, { skill: skill.entry }) };
@@ -193,10 +199,11 @@ async function readDirectory(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const principal = request.session.principal;
+  const scopes = request.session.grantOf(request.request)?.scopes;
   const result = await guarded(deps, era, "resources/directory/read", params, request, (uri) => {
     const listing = skillUriPath(uri) === undefined
       ? undefined
-      : deps.catalog.directory(uri, params, principal);
+      : deps.catalog.directory(uri, params, principal, scopes);
     if (listing === undefined) {
       return invalid(`${quote(uri, 80, deps.services.mask)} is not a directory resource`);
     }
