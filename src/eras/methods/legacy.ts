@@ -19,7 +19,8 @@ import { CallFacts } from "../../core/call_facts.ts";
 import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
 import { isLoggingLevel } from "../../core/logging.ts";
 import { canonicalUri } from "../../core/canonical_uri.ts";
-import { parseCall, type RequestCore } from "../../core/request_core.ts";
+import { parseCall } from "../../core/parse_call.ts";
+import type { RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
 import {
   type ContextServices,

@@ -12,7 +12,7 @@ import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
-import { parseCall } from "../../core/request_core.ts";
+import { parseCall } from "../../core/parse_call.ts";
 import type { McpSession } from "../../core/session.ts";
 import { type CacheHints, readHints } from "../modern/caching.ts";
 import { InputLedger, ModernContext } from "../modern/context.ts";

@@ -11,7 +11,7 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { quotaOutcome } from "../../core/quotas.ts";
-import { parseCall } from "../../core/request_core.ts";
+import { parseCall } from "../../core/parse_call.ts";
 import type { McpSession } from "../../core/session.ts";
 import { modernError, modernFacts, modernResult } from "../modern/exchange.ts";
 import { META_KEYS, type RequestMeta } from "../modern/meta.ts";
