@@ -172,7 +172,9 @@ function urlEncoded(
     let end = at;
     while (end < text.length && inUrlRun(text.charCodeAt(end))) end++;
     done = end;
-    if (end - start < 12 || end - start > MAX_ENCODED || overlaps(found, spans, start, end)) continue;
+    if (end - start < 12 || end - start > MAX_ENCODED || overlaps(found, spans, start, end)) {
+      continue;
+    }
     let decoded: string;
     try {
       decoded = decodeURIComponent(text.slice(start, end).replaceAll("+", " "));
