@@ -18,48 +18,105 @@ const MAX_ENCODED = 64 * 1024;
 /** Scans decoded text (without decoding again) into its own spans. */
 export type DecodedScan = (decoded: string, spans: number[]) => void;
 
+/**
+ * The spans found before decoding, ordered by start, with the furthest end reached so far:
+ * whether a run overlaps one is a binary search, not a walk over every span per run.
+ */
+interface SpanIndex {
+  readonly starts: number[];
+  readonly reach: number[];
+  /** Spans from this offset of the flat list on were pushed while decoding: walked instead. */
+  readonly from: number;
+}
+
+function indexSpans(spans: readonly number[]): SpanIndex {
+  const order: number[] = [];
+  for (let index = 0; index < spans.length; index += 2) order.push(index);
+  order.sort((a, b) => (spans[a] ?? 0) - (spans[b] ?? 0));
+  const starts: number[] = [];
+  const reach: number[] = [];
+  let furthest = -1;
+  for (const index of order) {
+    starts.push(spans[index] ?? 0);
+    furthest = Math.max(furthest, spans[index + 1] ?? 0);
+    reach.push(furthest);
+  }
+  return { starts, reach, from: spans.length };
+}
+
 /** Whether `[start, end)` overlaps a span found already (the run is masked anyway). */
-function overlaps(spans: readonly number[], start: number, end: number): boolean {
-  for (let index = 0; index < spans.length; index += 2) {
-    if ((spans[index] ?? 0) < end && (spans[index + 1] ?? 0) > start) return true;
+function overlaps(index: SpanIndex, spans: readonly number[], start: number, end: number): boolean {
+  // The last span starting before `end`: any overlapping one is at or before it.
+  let low = 0;
+  let high = index.starts.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((index.starts[middle] ?? 0) < end) low = middle + 1;
+    else high = middle;
+  }
+  if (low > 0 && (index.reach[low - 1] ?? 0) > start) return true;
+  for (let at = index.from; at < spans.length; at += 2) {
+    if ((spans[at] ?? 0) < end && (spans[at + 1] ?? 0) > start) return true;
   }
   return false;
 }
 
-/** Whether the first characters of a base64 run decode to printable text. */
-function printable(head: string): boolean {
-  let decoded: string;
+/** Each base64 character's six bits (both alphabets), or 64 for any other code unit. */
+const SEXTETS = new Uint8Array(128).fill(64);
+for (let index = 0; index < 64; index++) {
+  SEXTETS["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(index)] =
+    index;
+}
+SEXTETS[45] = 62;
+SEXTETS[95] = 63;
+
+/** Whether a decoded byte can be in a credential: printable ASCII, tab or a line break. */
+function printableByte(byte: number): boolean {
+  return byte >= 32 && byte <= 126 || byte === 9 || byte === 10 || byte === 13;
+}
+
+let decodedBytes = new Uint8Array(1024);
+const ascii = new TextDecoder();
+
+/**
+ * `run` decoded as base64 (standard or URL-safe, no padding), or `undefined` unless it is
+ * printable text. Decoded by hand so that a run of names or random ids stops at its first
+ * byte that is not text, with no exception thrown and no copy made.
+ */
+function decodeRun(run: string, length: number): string | undefined {
+  const size = Math.floor(length * 3 / 4);
+  if (decodedBytes.length < size) decodedBytes = new Uint8Array(size);
+  const bytes = decodedBytes;
+  let bits = 0;
+  let count = 0;
+  let out = 0;
   try {
-    decoded = atob(head.replaceAll("-", "+").replaceAll("_", "/"));
-  } catch {
-    return false;
+    for (let index = 0; index < length; index++) {
+      const code = run.charCodeAt(index);
+      const sextet = code < 128 ? SEXTETS[code] ?? 64 : 64;
+      if (sextet === 64) return undefined;
+      bits = (bits << 6) | sextet;
+      count += 6;
+      if (count >= 8) {
+        count -= 8;
+        const byte = (bits >> count) & 255;
+        if (!printableByte(byte)) return undefined;
+        bytes[out++] = byte;
+      }
+    }
+    return ascii.decode(bytes.subarray(0, out));
+  } finally {
+    // The buffer is reused: it keeps no decoded secret once the run is judged.
+    bytes.fill(0, 0, out);
   }
-  for (let index = 0; index < decoded.length; index++) {
-    const code = decoded.charCodeAt(index);
-    if (code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13)) return false;
-  }
-  return true;
 }
 
 /** `text` as decoded base64 (standard or URL-safe), or `undefined` unless it is printable text. */
 function base64Text(run: string): string | undefined {
-  const bare = run.replace(/=+$/u, "");
-  if (bare.length % 4 === 1) return undefined;
-  // Most candidates are names and random ids: their first six bytes already give them away.
-  if (!printable(bare.slice(0, 8))) return undefined;
-  const standard = bare.replaceAll("-", "+").replaceAll("_", "/");
-  let decoded: string;
-  try {
-    decoded = atob(standard + "=".repeat((4 - standard.length % 4) % 4));
-  } catch {
-    return undefined;
-  }
-  // Credentials are ASCII: control characters (but tab and line breaks) or high bytes mean binary.
-  for (let index = 0; index < decoded.length; index++) {
-    const code = decoded.charCodeAt(index);
-    if (code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13)) return undefined;
-  }
-  return decoded;
+  let length = run.length;
+  while (length > 0 && run.charCodeAt(length - 1) === 61) length--;
+  if (length % 4 === 1) return undefined;
+  return decodeRun(run, length);
 }
 
 /**
@@ -73,18 +130,19 @@ export function decodedSecrets(
   spans: number[],
 ): void {
   const inner: number[] = [];
+  const found = indexSpans(spans);
   for (let index = 0; index < candidates.length; index += 2) {
     const start = candidates[index] ?? 0;
     let end = candidates[index + 1] ?? 0;
     while (text.charCodeAt(end) === 61 && end - (candidates[index + 1] ?? 0) < 2) end++;
-    if (end - start > MAX_ENCODED || overlaps(spans, start, end)) continue;
+    if (end - start > MAX_ENCODED || overlaps(found, spans, start, end)) continue;
     const decoded = base64Text(text.slice(start, end));
     if (decoded === undefined) continue;
     inner.length = 0;
     scan(decoded, inner);
     if (inner.length > 0) spans.push(start, end);
   }
-  urlEncoded(text, scan, inner, spans);
+  urlEncoded(text, scan, inner, found, spans);
 }
 
 /** Whether a code unit is a hex digit. */
@@ -99,7 +157,13 @@ function inUrlRun(code: number): boolean {
 }
 
 /** Runs holding `%XX` escapes (`password%3Dhunter2%26…`): decoded and scanned like base64. */
-function urlEncoded(text: string, scan: DecodedScan, inner: number[], spans: number[]): void {
+function urlEncoded(
+  text: string,
+  scan: DecodedScan,
+  inner: number[],
+  found: SpanIndex,
+  spans: number[],
+): void {
   let done = 0;
   for (let at = text.indexOf("%"); at >= 0; at = text.indexOf("%", Math.max(at + 1, done))) {
     if (at < done || !isHex(text.charCodeAt(at + 1)) || !isHex(text.charCodeAt(at + 2))) continue;
@@ -108,7 +172,9 @@ function urlEncoded(text: string, scan: DecodedScan, inner: number[], spans: num
     let end = at;
     while (end < text.length && inUrlRun(text.charCodeAt(end))) end++;
     done = end;
-    if (end - start < 12 || end - start > MAX_ENCODED || overlaps(spans, start, end)) continue;
+    if (end - start < 12 || end - start > MAX_ENCODED || overlaps(found, spans, start, end)) {
+      continue;
+    }
     let decoded: string;
     try {
       decoded = decodeURIComponent(text.slice(start, end).replaceAll("+", " "));

@@ -290,18 +290,19 @@ function proseContext(
   if (end - start < MIN_PROSE) return;
   // Most candidates are ids and names: the bytes rule them out before the words are searched.
   if (end - start < 32 && !switchyPiece(units, start, end)) return;
-  const token = text.slice(start, end);
-  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
-  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
-  // The token is judged before the words before it: names in code are the common case.
-  if (/^(?:\.{1,2}\/|\/\/|\/[a-z]+\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
-  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   // Only the window is searched for a line break: searching the whole text back would be quadratic.
+  // The words are looked for first: most runs have none before them, and one search of at most 48
+  // characters costs less than judging the token's shape.
   let window = text.slice(Math.max(0, start - 48), start);
   const line = window.lastIndexOf("\n");
   if (line >= 0) window = window.slice(line + 1);
   const sure = plan.proseWords?.test(window) === true;
   if (!sure && (end - start < 20 || plan.proseMaybe?.test(window) !== true)) return;
+  const token = text.slice(start, end);
+  // Paths and URLs' paths (`//host/avatar/…`, `./auth-CmOF.cjs`), hex literals, and short hex
+  // (commit ids in changelogs, up to 15 digits) are not what prose hands over as a credential.
+  if (/^(?:\.{1,2}\/|\/\/|\/[a-z]+\/|0x)|^[0-9a-fA-F]{1,15}$/u.test(token)) return;
+  if (!looksRandom(token) || isPlaceholder(token) || isCode(token, 0)) return;
   if (tokenIsSample(token) || encodesPlaceholder(token)) return;
   // Inside a template expression (`${{ secrets.DEPLOY_KEY }}`): a reference, not a value.
   if (/\{\{[ \t]*$/u.test(window)) return;

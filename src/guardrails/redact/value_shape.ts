@@ -304,9 +304,13 @@ export function encodesPlaceholder(value: string): boolean {
   if (value.length < 12 || value.length > 512 || !/^[A-Za-z0-9+/]+={0,2}$/u.test(value)) {
     return false;
   }
+  const padded = value.length % 4 === 0 ? value : value + "=".repeat(4 - value.length % 4);
+  // More than two `=` at the end is what `atob` refuses: refused here, it throws nothing (an
+  // exception costs more than the rest of this check).
+  if (padded.endsWith("===")) return false;
   let decoded: string;
   try {
-    decoded = atob(value.length % 4 === 0 ? value : value + "=".repeat(4 - value.length % 4));
+    decoded = atob(padded);
   } catch {
     return false;
   }

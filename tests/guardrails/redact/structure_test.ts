@@ -67,6 +67,35 @@ Deno.test("redactText() masks a base64 or URL-encoded run that decodes to a secr
   }
 });
 
+Deno.test("redactText() decodes base64 in either alphabet, padded or not, among secrets found already", async () => {
+  const { samples } = await foreignSecrets(47, 1);
+  // A token the main pass masks, so each encoded run is looked up among found spans.
+  const found = `ghp_${"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"}`;
+  const missed: string[] = [];
+  let checked = 0;
+  for (const sample of samples) {
+    if (sample.kind === "identifier") continue;
+    const line = `${sample.label.toUpperCase()}=${sample.secret}`;
+    if (redactText(redactor, line).includes(sample.secret)) continue;
+    const standard = btoa(line);
+    const urlSafe = standard.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/u, "");
+    for (const encoded of [standard, urlSafe, standard.replace(/=+$/u, "")]) {
+      const text = `${found} then ${encoded} and ${found}`;
+      const masked = redactText(redactor, text);
+      if (masked.includes(encoded) || masked.includes(found)) {
+        missed.push(`${sample.rule}: ${text}`);
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked > 300, `${checked}`);
+  assert.deepEqual(missed, []);
+  // A secret's base64 with one byte that is not text is binary, not an encoded credential.
+  const line = "GITHUB_TOKEN=Zq9xL2m4Kp7Rw3Tn8Vb5Yc1Hd6Jf0Gs2";
+  const binary = btoa(`${line.slice(0, 20)}\u0001${line.slice(20)}`);
+  assert.equal(redactText(redactor, `x ${binary} y`), `x ${binary} y`);
+});
+
 Deno.test("redactResult() masks a secret split across two blocks or fields in both parts", async () => {
   const { samples } = await foreignSecrets(43, 1);
   let checked = 0;
