@@ -18,6 +18,9 @@ import { WITH_TASKS } from "../_helpers/task_helpers.ts";
 
 const FORM = { type: "object", properties: { ok: { type: "boolean" } } } as const;
 
+/** The principals whose `slow` task handler began, in order. */
+const started: string[] = [];
+
 /** A server with a task tool that waits until closed, a tool that asks twice, and an audit log. */
 function quotaServer(
   extra: Omit<Partial<ServerOptions>, "tools"> = {},
@@ -35,10 +38,13 @@ function quotaServer(
         description: "Runs until the server closes",
         task: "required",
         inputSchema: { type: "object" },
-        handler: (_args, ctx) =>
-          new Promise<string>((_resolve, reject) => {
+        handler: (_args, ctx) => {
+          // Its side effect: a start over the quota must not get this far.
+          started.push(ctx.principal ?? "");
+          return new Promise<string>((_resolve, reject) => {
             ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
-          }),
+          });
+        },
       }),
       defineTool({
         name: "twice",
@@ -80,8 +86,11 @@ Deno.test("tasks (in-memory): a principal at its quota is refused, another still
   const { server, audit } = quotaServer({ quotas: { tasks: 2 } });
   const alice = await connectPeer(server, { principal: "alice", initialize: false });
   const bob = await connectPeer(server, { principal: "bob", initialize: false });
+  started.length = 0;
   for (let i = 0; i < 2; i++) assert.equal(resultOf(await startOn(alice)).resultType, "task");
   assertQuota(await startOn(alice), "tasks", 2);
+  // Refused before its handler ran: no side effect of a start over the quota.
+  assert.deepEqual(started, ["alice", "alice"]);
   for (let i = 0; i < 2; i++) assert.equal(resultOf(await startOn(bob)).resultType, "task");
   assert.deepEqual(quotaRefusals(audit), ["alice"]);
   await server.close();

@@ -147,6 +147,11 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
+  room(principal: string | null): { readonly left: number; readonly limit: number } {
+    const limit = this.#perPrincipal;
+    return { left: Math.max(0, limit - (this.#held.get(principal) ?? 0)), limit };
+  }
+
   get(taskId: string): Promise<TaskRecord | undefined> {
     return Promise.resolve(this.#live(taskId)?.task);
   }

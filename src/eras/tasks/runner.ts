@@ -122,6 +122,9 @@ export class TaskRunner {
     if (this.#closed) return internalError("The server is shutting down");
     const task = newTaskRecord(parent.principal, tool.definition.name, options.now(), options);
     this.#reap();
+    // A principal at its task quota is refused before the handler runs, where the store can tell.
+    const room = options.store.room?.(task.principal);
+    if (room !== undefined && room.left === 0) return quotaOutcome("tasks", room.limit);
     const run = newRun(task);
     const context = this.#taskContext(parent, run);
     // The gate opens once the task is kept, or is not to be.

@@ -139,6 +139,12 @@ export interface TaskStore {
    * @throws {TaskStoreFullError} when it would exceed the store's bounds
    */
   create(task: TaskRecord): Promise<void>;
+  /**
+   * How many more tasks `principal` may hold now (`left`, of `limit`), when
+   * the store can tell without a round trip: the runner refuses a start with
+   * none left before the tool's handler runs. `create` still decides (starts can race).
+   */
+  room?(principal: string | null): { readonly left: number; readonly limit: number };
   /** The task with `taskId`, or undefined when unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
