@@ -7,6 +7,8 @@
  * @module
  */
 
+import { textOfChunks } from "../runtime/chunks.ts";
+
 /** A failure of an authorization server's endpoint (unreachable, slow, too big, not JSON). */
 export class UpstreamError extends Error {
   override name = "UpstreamError";
@@ -41,13 +43,7 @@ async function readCapped(response: Response, maxBytes: number, url: string): Pr
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return textOfChunks(chunks, size);
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
+import { textOfChunks } from "../runtime/chunks.ts";
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
 import { rpcError } from "./responses.ts";
 
@@ -148,13 +149,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<st
       `Request timeout: the body did not arrive within ${limits.timeoutMs} ms`,
     ));
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return textOfChunks(chunks, size);
 }
 
 /** `response` with `Connection: close`, so the server drops the connection after it. */

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, type Server } from "../../mod.ts";
+import { createServer, defineTool, type Server, type ServerOptions } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
 import { captureLog, isRecord, modernRequest, resultOf } from "./helpers.ts";
 import { ENDPOINT, jsonOf } from "./http_helpers.ts";
@@ -54,6 +54,18 @@ export function authServer(
     http: { auth, keepAliveMs: 0 },
   });
   return { server, lines };
+}
+
+/** The endpoint options of a server whose `refund_*` tools need `orders:write`, no keep-alive. */
+export function refundScopedHttp(as: TestAuthServer): NonNullable<ServerOptions["http"]> {
+  return {
+    auth: oauthResourceServer({
+      issuer: as.issuer,
+      audience: AUDIENCE,
+      scopes: { tools: { "refund_*": ["orders:write"] } },
+    }),
+    keepAliveMs: 0,
+  };
 }
 
 export const CALL_WHOAMI = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });

@@ -9,6 +9,7 @@
 import type { HeaderPatch } from "./http_helpers.ts";
 import { modernMeta } from "./helpers.ts";
 import { SECRET } from "./leaky_tools.ts";
+import { seededRandom } from "./seeded_random.ts";
 import { legacyMethods } from "../../src/eras/methods/legacy.ts";
 import { MODERN_METHOD_NAMES } from "../../src/eras/methods/modern.ts";
 import { SKILLS_METHOD_NAMES } from "../../src/extensions/skills/methods.ts";
@@ -37,18 +38,6 @@ export function methodNames(): string[] {
 
 /** A name that messages cut at 80 characters would cut through the secret. */
 const NEAR_CUT = `${"n".repeat(60)}${SECRET}`;
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(next: () => number, items: readonly T[]): T {
   return items[Math.floor(next() * items.length)] as T;
@@ -178,7 +167,7 @@ const PLANTED_EXTENSIONS = {
 };
 
 export function plantedRequests(seed: number, perMethod: number): Planted[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const planted: Planted[] = [];
   let id = 100;
   for (const [method, params] of REACHING) {

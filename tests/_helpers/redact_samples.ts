@@ -7,18 +7,10 @@
  */
 
 import { type ParsedFormat, parseFormat } from "../../src/guardrails/redact/formats.ts";
+import { seededRandom } from "./seeded_random.ts";
 
 /** A seeded PRNG (mulberry32): floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng: (seed: number) => () => number = seededRandom;
 
 /** `length` characters drawn from `alphabet`. */
 export function randomChars(random: () => number, alphabet: string, length: number): string {

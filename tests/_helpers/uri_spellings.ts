@@ -9,17 +9,7 @@
 export const UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
 const SUB_DELIMS = "!$&'()*+,;=:@";
 
-/** A small seeded generator (mulberry32), so a failing spelling can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "./seeded_random.ts";
 
 /** One spelling, and whether a server must refuse it rather than resolve it. */
 export interface Spelling {

@@ -5,7 +5,7 @@
  * tests about what leaves the server, whatever the way out.
  */
 
-import type { Server } from "../../mod.ts";
+import { ErrorCode, ModernErrorCode, type Server } from "../../mod.ts";
 import { createMemoryPair } from "../../testing.ts";
 import { isRecord, MODERN, modernMeta, notification, request } from "./helpers.ts";
 import { headerValue, jsonOf, openSession, post, SseReader } from "./http_helpers.ts";
@@ -168,4 +168,34 @@ export async function httpWire(server: Server, era: WireEra): Promise<Wire> {
       await Promise.all(opened);
     },
   };
+}
+
+/** Every transport a wire property runs over, by label. */
+export const WIRES: [string, (server: Server, era: WireEra) => Promise<Wire>][] = [
+  ["memory", memoryWire],
+  ["http", httpWire],
+];
+
+/** Both protocol eras. */
+export const ERAS: WireEra[] = ["legacy", "modern"];
+
+/** The error code of `reply`, or undefined when it is not an error. */
+export function codeOf(reply: Message): number | undefined {
+  return isRecord(reply.error) && typeof reply.error.code === "number"
+    ? reply.error.code
+    : undefined;
+}
+
+/** The code an access refusal carries in `era`. */
+export function deniedCode(era: WireEra): number {
+  return era === "legacy" ? ErrorCode.AccessDenied : ModernErrorCode.AccessDenied;
+}
+
+/** Polls every 5 ms until `done()` holds; throws after `ms`. */
+export async function waitFor(done: () => boolean, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error("Timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -8,10 +8,9 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool } from "../../mod.ts";
-import { oauthResourceServer } from "../../http.ts";
 import { isRecord, request, resultOf } from "../_helpers/helpers.ts";
 import { gate, jsonOf, openSession, settle } from "../_helpers/http_helpers.ts";
-import { AUDIENCE, bearer, textOf, withAs } from "../_helpers/auth_fixture.ts";
+import { AUDIENCE, bearer, refundScopedHttp, textOf, withAs } from "../_helpers/auth_fixture.ts";
 
 /** The names in a tools/list reply. */
 async function toolNames(response: Response): Promise<string[]> {
@@ -56,14 +55,7 @@ Deno.test("two tokens of one subject interleaved on a legacy session each get th
           return outcome;
         },
       }],
-      http: {
-        auth: oauthResourceServer({
-          issuer: as.issuer,
-          audience: AUDIENCE,
-          scopes: { tools: { "refund_*": ["orders:write"] } },
-        }),
-        keepAliveMs: 0,
-      },
+      http: refundScopedHttp(as),
     });
     const wide = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read orders:write" });
     const narrow = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });

@@ -26,6 +26,7 @@ import {
   bearer,
   CALL_WHOAMI,
   METADATA_URL,
+  refundScopedHttp,
   textOf,
   tools,
   withAs,
@@ -379,14 +380,7 @@ Deno.test("tokens never reach replies, the log or the audit log; the audit names
       log,
       tools: tools(),
       guardrails: createGuardrails({ audit: { file }, access: { tools: { deny: ["nothing"] } } }),
-      http: {
-        auth: oauthResourceServer({
-          issuer: as.issuer,
-          audience: AUDIENCE,
-          scopes: { tools: { "refund_*": ["orders:write"] } },
-        }),
-        keepAliveMs: 0,
-      },
+      http: refundScopedHttp(as),
     });
     const token = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
     const expired = await as.mint({ sub: "alice", aud: AUDIENCE, exp: 1 });

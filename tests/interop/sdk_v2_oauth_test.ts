@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, defineTool, serveHttp } from "../../mod.ts";
+import { createServer, serveHttp } from "../../mod.ts";
 import { oauthResourceServer } from "../../http.ts";
 import { captureLog, within } from "../_helpers/helpers.ts";
 import { startMockAuthorizationServer } from "../_helpers/mock_oauth.ts";
@@ -25,23 +25,7 @@ import {
   withDpop,
 } from "../_helpers/sdk_v2.ts";
 import { startAuthServer } from "../_helpers/auth_server.ts";
-
-function tools() {
-  return [
-    defineTool({
-      name: "whoami",
-      description: "The caller",
-      inputSchema: { type: "object" },
-      handler: (_args, context) => context.principal ?? "anonymous",
-    }),
-    defineTool({
-      name: "refund_order",
-      description: "Refunds an order",
-      inputSchema: { type: "object", properties: { id: { type: "string" } } },
-      handler: ({ id }) => `refunded ${id}`,
-    }),
-  ];
-}
+import { tools } from "../_helpers/auth_fixture.ts";
 
 for (
   const [era, options] of [["the legacy era", {}], ["revision 2026-07-28", PINNED]] as [

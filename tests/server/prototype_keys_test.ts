@@ -13,7 +13,6 @@ import {
   defineTool,
   ErrorCode,
   ModernErrorCode,
-  type Server,
   type ServerOptions,
 } from "../../mod.ts";
 import { createGuardrails } from "../../guardrails.ts";
@@ -22,12 +21,15 @@ import { translateRe2 } from "../../src/guardrails/redact/re2.ts";
 import { isRecord, MODERN, request } from "../_helpers/helpers.ts";
 import { jsonOf, modernPost } from "../_helpers/http_helpers.ts";
 import {
+  codeOf,
+  ERAS,
   httpWire,
   memoryWire,
   type Message,
   paramsIn,
   type Wire,
   type WireEra,
+  WIRES,
 } from "../_helpers/wire_clients.ts";
 
 const KEYS = [
@@ -40,12 +42,6 @@ const KEYS = [
   "isPrototypeOf",
   "__lookupGetter__",
 ];
-
-const WIRES: [string, (server: Server, era: WireEra) => Promise<Wire>][] = [
-  ["memory", memoryWire],
-  ["http", httpWire],
-];
-const ERAS: WireEra[] = ["legacy", "modern"];
 
 /** An object whose own keys are `keys` (JSON.parse keeps `__proto__` as an own key). */
 function ownKeys(keys: readonly string[], value: unknown): Record<string, unknown> {
@@ -91,12 +87,6 @@ function items(): Pick<ServerOptions, "tools" | "prompts" | "resources" | "resou
     }],
     resources: [{ uri: "docs://readme", name: "readme", read: () => "read me" }],
   };
-}
-
-function codeOf(reply: Message): number | undefined {
-  return isRecord(reply.error) && typeof reply.error.code === "number"
-    ? reply.error.code
-    : undefined;
 }
 
 function textOf(reply: Message): string {

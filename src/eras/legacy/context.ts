@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from "../../jsonrpc/messages.ts";
+import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { InflightRequest } from "../../dispatcher/inflight.ts";
 import type { JsonRpcId, JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type {
@@ -21,7 +22,9 @@ import type {
   ElicitUrlOptions,
   RequestContext,
 } from "../../core/context.ts";
+import { CallFacts } from "../../core/call_facts.ts";
 import { ContextBase, type ContextServices } from "../../core/context_base.ts";
+import type { Mask } from "../../call/mask.ts";
 import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import type { LoggingLevel } from "../../core/logging.ts";
@@ -144,5 +147,27 @@ export function createRequestContext(
     session,
     request,
     services,
+  );
+}
+
+/**
+ * The facts guardrails see for a request on a legacy session: what its
+ * handler context knows (principal, client, `_meta`, the grant), with `mask`.
+ */
+export function legacyFacts(
+  context: HandlerContext,
+  { id, request }: MethodContext<McpSession>,
+  mask: Mask | undefined,
+): CallFacts {
+  return new CallFacts(
+    context.principal,
+    context.client,
+    id,
+    request,
+    context._meta,
+    "legacy",
+    mask,
+    false,
+    context.auth,
   );
 }

@@ -15,7 +15,6 @@ import { invalidParamsError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
-import { CallFacts } from "../../core/call_facts.ts";
 import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
 import { isLoggingLevel } from "../../core/logging.ts";
 import { canonicalUri } from "../../core/canonical_uri.ts";
@@ -26,6 +25,7 @@ import {
   type ContextServices,
   createRequestContext,
   type HandlerContext,
+  legacyFacts,
 } from "../legacy/context.ts";
 
 /** What the legacy front door needs from the server. */
@@ -155,42 +155,38 @@ function listTools(
 function listResources(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session, request }: MethodContext<McpSession>,
+  request: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list(
-    "resources",
-    params,
-    session.principal,
-    false,
-    undefined,
-    session.grantOf(request)?.scopes,
-  ).result;
+  return listOf("resources", deps, params, request);
 }
 
 /** `prompts/list`. */
 function listPrompts(
   deps: LegacyDeps,
   params: JsonRpcParams,
-  { session, request }: MethodContext<McpSession>,
+  request: MethodContext<McpSession>,
 ): Record<string, unknown> {
-  return deps.core.list(
-    "prompts",
-    params,
-    session.principal,
-    false,
-    undefined,
-    session.grantOf(request)?.scopes,
-  ).result;
+  return listOf("prompts", deps, params, request);
 }
 
 /** `resources/templates/list`. */
 function listResourceTemplates(
   deps: LegacyDeps,
   params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+): Record<string, unknown> {
+  return listOf("resourceTemplates", deps, params, request);
+}
+
+/** A list other than tools (which filters by client capabilities): the session's principal and grant decide. */
+function listOf(
+  kind: "resources" | "prompts" | "resourceTemplates",
+  deps: LegacyDeps,
+  params: JsonRpcParams,
   { session, request }: MethodContext<McpSession>,
 ): Record<string, unknown> {
   return deps.core.list(
-    "resourceTemplates",
+    kind,
     params,
     session.principal,
     false,
@@ -213,25 +209,6 @@ function contextOf(
   request: MethodContext<McpSession>,
 ): HandlerContext {
   return createRequestContext(request.id, params, request.session, request.request, deps.services);
-}
-
-/** The facts guardrails see for a request on a legacy session, with the server's masker. */
-function factsOf(
-  deps: LegacyDeps,
-  context: HandlerContext,
-  request: MethodContext<McpSession>,
-): CallFacts {
-  return new CallFacts(
-    context.principal,
-    context.client,
-    request.id,
-    request.request,
-    context._meta,
-    "legacy",
-    deps.services.callMask,
-    false,
-    context.auth,
-  );
 }
 
 /** A call on one item, as the table's rows for it differ: its kind, method and last step. */
@@ -266,7 +243,12 @@ async function itemCall(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
-  const parsed = parseCall(item.kind, item.method, params, factsOf(deps, context, request));
+  const parsed = parseCall(
+    item.kind,
+    item.method,
+    params,
+    legacyFacts(context, request, deps.services.callMask),
+  );
   return settle(await deps.core.guard(parsed, item.step(deps.core, context)));
 }
 
@@ -308,7 +290,7 @@ async function subscribe(
     "resource",
     "resources/subscribe",
     params,
-    factsOf(deps, context, request),
+    legacyFacts(context, request, deps.services.callMask),
   );
   settle(await deps.core.guard(parsed, deps.core.subscribe()));
   request.session.subscriptions.add(parsed.call.name);
@@ -337,7 +319,10 @@ async function complete(
   request: MethodContext<McpSession>,
 ): Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
-  const parsed = deps.core.parseCompletion(params, factsOf(deps, context, request));
+  const parsed = deps.core.parseCompletion(
+    params,
+    legacyFacts(context, request, deps.services.callMask),
+  );
   return settle(await deps.core.guard(parsed, parsed.step));
 }
 

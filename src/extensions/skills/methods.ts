@@ -13,13 +13,13 @@ import type { MethodContext, MethodHandler } from "../../dispatcher/dispatcher.t
 import { ErrorCode, quote, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
-import { CallFacts } from "../../core/call_facts.ts";
+import type { CallFacts } from "../../core/call_facts.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
 import { parseCall } from "../../core/parse_call.ts";
 import type { RequestCore } from "../../core/request_core.ts";
 import type { McpSession } from "../../core/session.ts";
-import { createRequestContext } from "../../eras/legacy/context.ts";
+import { createRequestContext, legacyFacts } from "../../eras/legacy/context.ts";
 import { listHints, readHints } from "../../eras/modern/caching.ts";
 import { modernError, modernFacts, modernResult } from "../../eras/modern/exchange.ts";
 import { readRequestMeta } from "../../eras/modern/meta.ts";
@@ -113,15 +113,7 @@ function factsOf(
     request.request,
     deps.services,
   );
-  return new CallFacts(
-    context.principal,
-    context.client,
-    request.id,
-    request.request,
-    context._meta,
-    "legacy",
-    deps.services.callMask,
-  );
+  return legacyFacts(context, request, deps.services.callMask);
 }
 
 /** Runs a use of the resource `params.uri` through the pipeline with `step` last. */

@@ -15,18 +15,21 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer, ErrorCode, ModernErrorCode, type Server } from "../../../mod.ts";
+import { createServer, ErrorCode, type Server } from "../../../mod.ts";
 import { loadSkill } from "../../../skills.ts";
 import { createGuardrails } from "../../../guardrails.ts";
 import { isRecord } from "../../_helpers/helpers.ts";
 import { seededRandom, type Spelling, spellings } from "../../_helpers/uri_spellings.ts";
 import {
-  httpWire,
-  memoryWire,
+  codeOf,
+  deniedCode,
+  ERAS,
   type Message,
   paramsIn,
+  waitFor,
   type Wire,
   type WireEra,
+  WIRES,
 } from "../../_helpers/wire_clients.ts";
 
 /** In every file of the denied skill, and nowhere else. */
@@ -62,12 +65,6 @@ async function skillDesk(): Promise<Server> {
   return server;
 }
 
-const WIRES: [string, (server: Server, era: WireEra) => Promise<Wire>][] = [
-  ["memory", memoryWire],
-  ["http", httpWire],
-];
-const ERAS: WireEra[] = ["legacy", "modern"];
-
 /** Runs `body` on a fresh server for every transport and era. */
 async function everyWire(
   body: (wire: Wire, era: WireEra, label: string) => Promise<void>,
@@ -87,16 +84,6 @@ async function everyWire(
       }
     }
   }
-}
-
-function codeOf(reply: Message): number | undefined {
-  return isRecord(reply.error) && typeof reply.error.code === "number"
-    ? reply.error.code
-    : undefined;
-}
-
-function deniedCode(era: WireEra): number {
-  return era === "legacy" ? ErrorCode.AccessDenied : ModernErrorCode.AccessDenied;
 }
 
 /** The result without the modern era's per-reply `_meta` and cache hints. */
@@ -276,11 +263,3 @@ Deno.test("modern subscriptions/listen follows no spelling of a denied skill fil
     }
   }
 });
-
-async function waitFor(done: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > until) throw new Error("Timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

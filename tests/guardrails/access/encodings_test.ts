@@ -17,12 +17,15 @@ import { memorySink } from "../../_helpers/guarded_desk.ts";
 import { canonicalUri, decodedUri, foldedHost } from "../../../src/core/canonical_uri.ts";
 import { seededRandom, type Spelling, spellings } from "../../_helpers/uri_spellings.ts";
 import {
-  httpWire,
-  memoryWire,
+  codeOf,
+  deniedCode,
+  ERAS,
   type Message,
   paramsIn,
+  waitFor,
   type Wire,
   type WireEra,
+  WIRES,
 } from "../../_helpers/wire_clients.ts";
 
 const DENY = [
@@ -114,22 +117,6 @@ function fileDesk(rateLimit?: GuardrailsConfig["rateLimit"]): FileDesk {
     ],
   });
   return { server, handled, completed, entries };
-}
-
-const WIRES: [string, (server: Server, era: WireEra) => Promise<Wire>][] = [
-  ["memory", memoryWire],
-  ["http", httpWire],
-];
-const ERAS: WireEra[] = ["legacy", "modern"];
-
-function deniedCode(era: WireEra): number {
-  return era === "legacy" ? ErrorCode.AccessDenied : ModernErrorCode.AccessDenied;
-}
-
-function codeOf(reply: Message): number | undefined {
-  return isRecord(reply.error) && typeof reply.error.code === "number"
-    ? reply.error.code
-    : undefined;
 }
 
 /** Runs `body` on a fresh desk for every transport and era. */
@@ -379,11 +366,3 @@ Deno.test("modern subscriptions/listen follows only the canonical form of allowe
     await wire.close();
   }
 });
-
-async function waitFor(done: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > until) throw new Error("Timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

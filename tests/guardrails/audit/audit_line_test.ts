@@ -20,6 +20,7 @@ import { auditLog, stderrAuditSink } from "../../../guardrails.ts";
 import { verifyAuditLog } from "../../../src/guardrails/audit/verify.ts";
 import { createServer } from "../../../mod.ts";
 import { prng } from "../../_helpers/redact_samples.ts";
+import { auditInput } from "../../_helpers/audit_input.ts";
 import { echoFixtures, initialize, modernRequest, request } from "../../_helpers/helpers.ts";
 import { modernPost, openSession } from "../../_helpers/http_helpers.ts";
 import { MemoryTransport } from "../../../testing.ts";
@@ -28,17 +29,7 @@ const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
 
 function entryWith(overrides: Partial<AuditEntry>): AuditEntry {
   return {
-    ...nextAuditEntry({ seq: 0 }, {
-      principal: "alice",
-      client: { name: "inspector", version: "0.9.0" },
-      method: "tools/call",
-      name: "get_order",
-      arguments: { id: "ORD-1" },
-      outcome: "ok",
-      error_code: null,
-      duration_ms: 1,
-      request_id: 7,
-    }, T0).entry,
+    ...nextAuditEntry({ seq: 0 }, auditInput({ duration_ms: 1 }), T0).entry,
     ...overrides,
   };
 }

@@ -1,31 +1,13 @@
 import assert from "node:assert/strict";
-import {
-  type AuditEntry,
-  type AuditInput,
-  nextAuditEntry,
-} from "../../../src/guardrails/audit/audit.ts";
+import { type AuditEntry, nextAuditEntry } from "../../../src/guardrails/audit/audit.ts";
 import {
   callbackAuditSink,
   fileAuditSink,
   stderrAuditSink,
 } from "../../../src/guardrails/audit/audit_sinks.ts";
+import { auditInput as input } from "../../_helpers/audit_input.ts";
 
 const T0 = Date.UTC(2025, 5, 18, 9, 30, 0, 250);
-
-function input(overrides: Partial<AuditInput> = {}): AuditInput {
-  return {
-    principal: "alice",
-    client: { name: "inspector", version: "0.9.0" },
-    method: "tools/call",
-    name: "get_order",
-    arguments: { id: "ORD-1" },
-    outcome: "ok",
-    error_code: null,
-    duration_ms: 12.5,
-    request_id: 7,
-    ...overrides,
-  };
-}
 
 function entries(count: number): AuditEntry[] {
   let state = { seq: 0 };

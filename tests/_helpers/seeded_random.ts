@@ -1,0 +1,18 @@
+/**
+ * The one seeded generator the property tests draw from, so a failing case
+ * can be replayed from its seed.
+ *
+ * @module
+ */
+
+/** A small seeded generator (mulberry32): floats in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
