@@ -11,6 +11,7 @@
 
 import type { JoseModule } from "../runtime/npm/jose.ts";
 import { type FetchBounds, fetchJson, UpstreamError } from "./fetch_json.ts";
+import { isSecureUrl } from "./metadata.ts";
 
 /** The key resolver `jwtVerify` takes. */
 type KeySet = ReturnType<JoseModule["createLocalJWKSet"]>;
@@ -144,6 +145,10 @@ export class Issuer {
     const uri = (await this.metadata()).jwks_uri;
     if (typeof uri !== "string" || !URL.canParse(uri)) {
       throw new UpstreamError(`${this.#issuer} publishes no jwks_uri`);
+    }
+    // The keys decide which tokens pass: never from a data:, file: or plain-http URL.
+    if (!isSecureUrl(new URL(uri))) {
+      throw new UpstreamError(`${this.#issuer} publishes a jwks_uri that is not https`);
     }
     return uri;
   }
