@@ -89,3 +89,31 @@ Deno.test("an introspection_endpoint that is not https (here data:) is never pos
     },
   );
 });
+
+Deno.test("while discovery fails, opaque tokens do not ask the authorization server again on every request", async () => {
+  let asked = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    asked++;
+    return new Response("down", { status: 500 });
+  });
+  const issuer = `http://127.0.0.1:${server.addr.port}`;
+  try {
+    const { server: warden } = authServer(asOf(issuer), {
+      introspection: { clientId: "warden", clientSecret: "s3cret" },
+    });
+    const first = await modernPost(warden, CALL_WHOAMI, bearer("opaque-1"));
+    assert.equal(first.status, 503);
+    await first.body?.cancel();
+    const afterFirst = asked;
+    assert.ok(afterFirst >= 1);
+    for (let i = 0; i < 5; i++) {
+      const response = await modernPost(warden, CALL_WHOAMI, bearer(`opaque-${i + 2}`));
+      assert.equal(response.status, 503);
+      await response.body?.cancel();
+    }
+    assert.equal(asked, afterFirst, "discovery was tried again within the cool-down");
+    await warden.close();
+  } finally {
+    await server.shutdown();
+  }
+});
