@@ -11,6 +11,7 @@
 
 import type { JoseModule } from "../runtime/npm/jose.ts";
 import { type FetchBounds, fetchJson, UpstreamError } from "./fetch_json.ts";
+import { isSecureUrl } from "./metadata.ts";
 
 /** The key resolver `jwtVerify` takes. */
 type KeySet = ReturnType<JoseModule["createLocalJWKSet"]>;
@@ -50,6 +51,7 @@ export class Issuer {
   #metadata: Promise<Record<string, unknown>> | undefined;
   #keys: KeySet | undefined;
   #fetchedAt = Number.NEGATIVE_INFINITY;
+  #discoveryFailedAt = Number.NEGATIVE_INFINITY;
   #refreshing: Promise<KeySet> | undefined;
 
   constructor(jose: JoseModule, issuer: string, settings: KeyCacheSettings, jwksUri?: string) {
@@ -65,9 +67,18 @@ export class Issuer {
    * @throws {UpstreamError} When no discovery URL answers a document for this issuer.
    */
   metadata(): Promise<Record<string, unknown>> {
+    if (
+      this.#metadata === undefined &&
+      this.#settings.now() - this.#discoveryFailedAt < this.#settings.cooldownMs
+    ) {
+      // Discovery failed moments ago: an opaque token per request must not cost up to three
+      // fetches (and their deadlines) each while the authorization server is down.
+      return Promise.reject(new UpstreamError(`The metadata of ${this.#issuer} is unavailable`));
+    }
     this.#metadata ??= this.#discover().catch((error) => {
-      // A failure is not cached: the next request tries again.
+      // A failure is not cached for long: the first request after the cool-down tries again.
       this.#metadata = undefined;
+      this.#discoveryFailedAt = this.#settings.now();
       throw error;
     });
     return this.#metadata;
@@ -144,6 +155,10 @@ export class Issuer {
     const uri = (await this.metadata()).jwks_uri;
     if (typeof uri !== "string" || !URL.canParse(uri)) {
       throw new UpstreamError(`${this.#issuer} publishes no jwks_uri`);
+    }
+    // The keys decide which tokens pass: never from a data:, file: or plain-http URL.
+    if (!isSecureUrl(new URL(uri))) {
+      throw new UpstreamError(`${this.#issuer} publishes a jwks_uri that is not https`);
     }
     return uri;
   }

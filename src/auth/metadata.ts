@@ -38,15 +38,26 @@ export function checkResourceUri(value: unknown, what: string): URL {
     throw new TypeError(`Invalid auth options: ${what} must be an absolute URI`);
   }
   const url = new URL(value);
-  const loopback = url.hostname === "localhost" || url.hostname === "127.0.0.1" ||
-    url.hostname === "[::1]";
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+  if (!isSecureUrl(url)) {
     throw new TypeError(`Invalid auth options: ${what} must use https (http only on loopback)`);
   }
   if (url.hash !== "" || value.includes("#")) {
     throw new TypeError(`Invalid auth options: ${what} must not have a fragment`);
   }
   return url;
+}
+
+/**
+ * Whether `url` may be trusted with tokens and credentials: https, or http
+ * on a loopback host (the MCP specification serves every authorization
+ * endpoint over https). Also applied to the URLs an issuer's metadata names
+ * (`jwks_uri`, `introspection_endpoint`), which would otherwise be fetched
+ * whatever their scheme (`http:` to another host, `data:`, `file:`).
+ */
+export function isSecureUrl(url: URL): boolean {
+  const loopback = url.hostname === "localhost" || url.hostname === "127.0.0.1" ||
+    url.hostname === "[::1]";
+  return url.protocol === "https:" || (url.protocol === "http:" && loopback);
 }
 
 /** The metadata document (RFC 9728 section 2) as JSON-ready data. */

@@ -17,6 +17,7 @@ import { introspect } from "./introspection.ts";
 import { IntrospectionCache } from "./introspection_cache.ts";
 import { Issuer } from "./issuer.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
+import { isSecureUrl } from "./metadata.ts";
 import { missingScopes, scopesNeeded } from "./scopes.ts";
 import type { ResolvedAuth } from "./settings.ts";
 import { UpstreamError } from "./fetch_json.ts";
@@ -212,6 +213,10 @@ async function introspectWith(
     const found = (await parts.issuer.metadata()).introspection_endpoint;
     if (typeof found !== "string" || !URL.canParse(found)) {
       throw new UpstreamError(`${settings.issuer} publishes no introspection_endpoint`);
+    }
+    // The client secret and the token are posted there: never in clear, never to data: or file:.
+    if (!isSecureUrl(new URL(found))) {
+      throw new UpstreamError(`${settings.issuer} publishes an introspection_endpoint not https`);
     }
     endpoint = found;
   }

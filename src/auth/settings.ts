@@ -217,8 +217,13 @@ function resolveDpop(
   if (!Number.isFinite(maxAgeSeconds) || maxAgeSeconds <= 0 || maxAgeSeconds > 600) {
     throw new RangeError(`${PREFIX}: dpop.maxAgeSeconds must be between 1 and 600`);
   }
+  const proofAlgorithms = algorithms.filter((alg) => alg !== "Ed25519");
+  if (proofAlgorithms.length === 0) {
+    // No proof could verify, and a DPoP-only server would send an empty challenge.
+    throw new TypeError(`${PREFIX}: dpop needs an algorithm other than Ed25519 in algorithms`);
+  }
   return {
-    algorithms: algorithms.filter((alg) => alg !== "Ed25519"),
+    algorithms: proofAlgorithms,
     maxAgeSeconds,
     clockSkewSeconds,
     nonce: dpop.nonce === true,

@@ -73,7 +73,7 @@ function refusedContext(
   const capabilities = meta?.[META_KEYS.clientCapabilities];
   const version = meta?.[META_KEYS.protocolVersion];
   return {
-    principal: principal ?? deps.principal,
+    principal,
     client: {
       info: isRecord(info) && typeof info.name === "string" && typeof info.version === "string"
         ? { name: info.name, version: info.version }
@@ -116,7 +116,9 @@ export function refusedCall(
     context: refusedContext(
       deps,
       requestId,
-      principal,
+      // An authorization refusal names whom it proved, or nobody: the server's default principal
+      // (stdio's) would attribute an anonymous 401 to the operator.
+      facts === undefined ? principal ?? deps.principal : principal,
       isRecord(params._meta) ? params._meta : undefined,
       era,
     ),

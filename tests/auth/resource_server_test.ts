@@ -341,6 +341,11 @@ Deno.test("unsafe options are refused at start-up", () => {
     ["a relative issuer", { ...base, issuer: "/auth" }],
     ["a scope with a space", { ...base, requiredScopes: ["a b"] }],
     ["an empty scope rule", { ...base, scopes: { tools: { "x": [] } } }],
+    ["DPoP with no proof algorithm", {
+      ...base,
+      algorithms: ["Ed25519"],
+      dpop: { required: true },
+    }],
   ];
   for (const [what, options] of bad) {
     assert.throws(() => oauthResourceServer(options), TypeError, what);
