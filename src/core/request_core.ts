@@ -125,8 +125,11 @@ export class RequestCore {
 
   /** Whether `principal` may see an item: every guardrail lets it, and its token's `scopes` cover it. */
   shown(kind: CallKind, name: string, principal?: string, scopes?: readonly string[]): boolean {
-    if (!this.visible(kind, name, principal)) return false;
-    // Scopes come with an access token (HTTP); a caller without one is not scope-checked here.
+    return this.visible(kind, name, principal) && this.scopesAllow(kind, name, scopes);
+  }
+
+  /** Whether a caller granted `scopes` may use the item (no token: not scope-checked here). */
+  scopesAllow(kind: CallKind, name: string, scopes: readonly string[] | undefined): boolean {
     return scopes === undefined || this.#scopeVisible?.(kind, name, scopes) !== false;
   }
 

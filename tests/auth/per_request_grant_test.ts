@@ -8,8 +8,9 @@
 
 import assert from "node:assert/strict";
 import { createServer, defineTool } from "../../mod.ts";
-import { isRecord, request, resultOf } from "../_helpers/helpers.ts";
-import { gate, jsonOf, openSession, settle } from "../_helpers/http_helpers.ts";
+import { errorOf, isRecord, modernRequest, request, resultOf } from "../_helpers/helpers.ts";
+import { gate, jsonOf, modernPost, openSession, settle } from "../_helpers/http_helpers.ts";
+import { WITH_TASKS } from "../_helpers/task_helpers.ts";
 import { AUDIENCE, bearer, refundScopedHttp, textOf, withAs } from "../_helpers/auth_fixture.ts";
 
 /** The names in a tools/list reply. */
@@ -86,6 +87,50 @@ Deno.test("two tokens of one subject interleaved on a legacy session each get th
     ]);
     // A list in a batch-free session after both: each still answers by its own token.
     assert.deepEqual(await toolNames(await session.post(list(6), bearer(narrow))), ["slow_grant"]);
+    await server.close();
+  });
+});
+
+Deno.test("a task is read only under a token that may use its tool, in the 2026-07-28 era", async () => {
+  await withAs(async (as) => {
+    const held = gate();
+    const server = createServer({
+      name: "task-scopes",
+      version: "1.0.0",
+      log: () => {},
+      tools: [
+        defineTool({
+          name: "refund_order",
+          description: "Needs orders:write; runs as a task until released",
+          inputSchema: { type: "object" },
+          task: "required",
+          handler: async () => {
+            await held.promise;
+            return "refunded";
+          },
+        }),
+      ],
+      http: refundScopedHttp(as),
+    });
+    const wide = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read orders:write" });
+    const narrow = await as.mint({ sub: "alice", aud: AUDIENCE, scope: "orders:read" });
+    const start = modernRequest(
+      1,
+      "tools/call",
+      { name: "refund_order", arguments: {} },
+      WITH_TASKS,
+    );
+    const started = resultOf(await jsonOf(await modernPost(server, start, bearer(wide))));
+    const taskId = String(started.taskId);
+    const get = modernRequest(2, "tasks/get", { taskId }, WITH_TASKS);
+    const byName = { "mcp-name": taskId };
+    const seen = await jsonOf(await modernPost(server, get, { ...bearer(wide), ...byName }));
+    assert.equal(resultOf(seen).taskId, taskId);
+    // The same subject with a token that may not refund: the task is unknown to it.
+    const hidden = await jsonOf(await modernPost(server, get, { ...bearer(narrow), ...byName }));
+    assert.equal(errorOf(hidden).code, -32602, JSON.stringify(hidden));
+    held.open();
+    await settle();
     await server.close();
   });
 });

@@ -185,7 +185,12 @@ async function onTask(
   const { tasks: runner } = deps;
   const principal = request.session.principal;
   const taskId = params.taskId;
-  const { task, problem } = await findTask(runner, action, params, meta, principal);
+  const found = await findTask(runner, action, params, meta, principal);
+  // A task of a tool the caller's token may not use (another token of the same subject) is unknown.
+  const scopes = request.session.grantOf(request.request)?.scopes;
+  const hidden = found.task !== undefined &&
+    !deps.core.scopesAllow("tool", found.task.tool, scopes);
+  const { task, problem } = hidden ? { task: undefined, problem: taskNotFound() } : found;
   const parsed = parseCall(
     "tool",
     action.method,
