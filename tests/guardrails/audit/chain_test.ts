@@ -335,3 +335,24 @@ Deno.test("the chain's HMAC equals node:crypto's createHmac for keys of every le
     }
   }
 });
+
+Deno.test("a run that continues a chain cut short (lines removed, or a crash) does not launder the cut", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a", "b", "c"], { key: KEY });
+  const first = await linesOf(path);
+  // Without the key, the last call and the checkpoint removed while the server is down:
+  await Deno.writeTextFile(path, joined(first.slice(0, 3)));
+  await runServer(path, ["d"], { key: KEY });
+  const lines = await linesOf(path);
+  assert.equal(JSON.parse(lines[3] ?? "").continues.seq, 2, "the next run continued the cut line");
+  failsAt(joined(lines), 3, /ends here without a checkpoint.*a later run continued it/s, KEY);
+  // With open: true (a crash is accepted knowingly), the log verifies and says it is not closed.
+  const open = verifyAuditLog(joined(lines), { key: KEY, open: true });
+  assert.equal(open.ok, true);
+  assert.equal(open.checkpoint, false);
+  // A clean restart (continued at a checkpoint) still verifies.
+  const clean = await tempLog();
+  await runServer(clean, ["a"], { key: KEY });
+  await runServer(clean, ["b"], { key: KEY });
+  assert.equal(verifyAuditLog(await Deno.readFile(clean), { key: KEY }).ok, true);
+});
