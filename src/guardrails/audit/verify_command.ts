@@ -37,6 +37,8 @@ export function describeVerification(file: string, report: AuditVerification): s
     return `${file}: FAILED at line ${report.error.line}: ${report.error.reason}\n` +
       `(verified before it: ${counted})`;
   }
+  // Warden never leaves an audit file empty: say so rather than "checkpoint present".
+  if (report.lines === 0) return `${file}: no audit line to verify: the log is empty`;
   const checkpoint = report.checkpoint
     ? "final checkpoint present"
     : "no final checkpoint (accepted with --open)";
