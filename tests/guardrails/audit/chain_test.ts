@@ -356,3 +356,35 @@ Deno.test("a run that continues a chain cut short (lines removed, or a crash) do
   await runServer(clean, ["b"], { key: KEY });
   assert.equal(verifyAuditLog(await Deno.readFile(clean), { key: KEY }).ok, true);
 });
+
+Deno.test("a tampered last line is not copied into the next run's genesis (no raw U+2028, no oversize line)", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a"]);
+  // Appended by someone else: JSON that looks chained, with a chain id no Warden run makes.
+  const forged = JSON.stringify({
+    chain: `x\u2028${"y".repeat(70_000)}`,
+    seq: 7,
+    hash: "a".repeat(64),
+  });
+  await Deno.writeTextFile(path, `${forged}\n`, { append: true });
+  await runServer(path, ["b"]);
+  const lines = await linesOf(path);
+  const genesis = lines.at(-3) ?? "";
+  assert.equal(JSON.parse(genesis).event, "genesis");
+  assert.equal(genesis.includes("\u2028"), false, "U+2028 written raw");
+  assert.ok(
+    new TextEncoder().encode(genesis).length <= 65_536,
+    "the genesis exceeds the line bound",
+  );
+  for (const seq of [-5, Number.MAX_SAFE_INTEGER]) {
+    const other = await tempLog();
+    await runServer(other, ["a"]);
+    const last = JSON.parse((await linesOf(other)).at(-1) ?? "");
+    await Deno.writeTextFile(other, `${JSON.stringify({ ...last, seq })}\n`, { append: true });
+    await runServer(other, ["b"]);
+    // The next run's lines, after the forged one.
+    const after = (await linesOf(other)).slice(4).map((line) => JSON.parse(line));
+    assert.equal(after.length, 3);
+    assert.ok(after.every((line) => Number.isSafeInteger(line.seq) && line.seq >= 0), `seq ${seq}`);
+  }
+});
