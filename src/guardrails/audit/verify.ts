@@ -212,7 +212,8 @@ function remember(state: ChainState, lineNumber: number): void {
  *
  * @param log The log's bytes, or its text.
  * @param options The key of a keyed log (as given to `auditLog({ key })`);
- *   `open: true` accepts chains without a final checkpoint (a log still being written).
+ *   `open: true` accepts chains without a final checkpoint (a log still being written, or a
+ *   run that crashed, even when a later run continued it).
  * @returns What was verified, and the first bad line if any.
  *
  * @example Verifying a log file

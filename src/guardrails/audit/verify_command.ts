@@ -19,7 +19,8 @@ export const VERIFY_USAGE = [
   "",
   "Options:",
   "  --key-file KEY  the audit key the log was written with (--audit-key-file)",
-  "  --open          accept chains without a final checkpoint (a log still being written)",
+  "  --open          accept chains without a final checkpoint (a log still being written,",
+  "                  or a run that crashed)",
 ].join("\n");
 
 function plural(count: number, one: string, many: string): string {
