@@ -103,10 +103,10 @@ export function checkAuthPolicy(value: unknown): AuthPolicy {
 }
 
 /**
- * The endpoint's `auth` from the policy's section and the flags (which win),
- * or undefined when neither names an issuer or audience.
+ * The endpoint's `auth` from the policy's section and the flags (which win);
+ * called only when one of them asks for OAuth.
  *
- * @throws {Error} When only one of issuer and audience is given, OAuth is asked for without
+ * @throws {Error} When the issuer or the audience is missing, OAuth is asked for without
  * `--http`, or the introspection secret's variable is unset.
  */
 export async function authFromSetup(
@@ -122,7 +122,8 @@ export async function authFromSetup(
     merged.requiredScopes = scopes;
     merged.scopesSupported ??= scopes;
   }
-  if (merged.issuer === undefined && merged.audience === undefined) return undefined;
+  // Called only when the policy has an auth section or a flag asks for OAuth: never
+  // return "no auth" then, or a misplaced field would leave the endpoint open.
   if (merged.issuer === undefined || merged.audience === undefined) {
     throw new Error("OAuth needs both an issuer and an audience (--auth-issuer, --auth-audience)");
   }

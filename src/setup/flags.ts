@@ -153,8 +153,9 @@ export async function setupFromFlags(
   if (Object.keys(quotas).length > 0) setup.quotas = quotas;
   if (config.principal !== undefined) setup.principal = config.principal;
   const http = flags.http === undefined ? undefined : parseListenAddress(flags.http);
+  // Any of them asks for OAuth: authFromSetup refuses what lacks an issuer or audience.
   const needsAuth = authPolicy !== undefined || flags.authIssuer !== undefined ||
-    flags.authAudience !== undefined;
+    flags.authAudience !== undefined || flags.authScopes !== undefined;
   // The OAuth code (and jose) loads only when a flag or the policy asks for it.
   const auth = needsAuth
     ? await (await import("./auth_policy.ts")).authFromSetup(authPolicy, flags, shared)

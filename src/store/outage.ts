@@ -70,7 +70,10 @@ export function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The store URL with any password hidden, for messages. */
+/**
+ * The store URL with any password hidden, for messages: the whole user
+ * information, up to the authority's last `@` (a password may hold one).
+ */
 export function describeUrl(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, "//***@");
+  return url.replace(/\/\/[^/?#]*@/, "//***@");
 }

@@ -124,3 +124,22 @@ Deno.test("OAuth setup mistakes are refused before the server starts", async () 
     /unknown key "audiance"/,
   );
 });
+
+Deno.test("asking for OAuth without an issuer and an audience is refused, not ignored (fail closed)", async () => {
+  // --auth-scopes alone: the operator means to require a scope; silently serving unprotected is wrong.
+  await assert.rejects(
+    setupFromFlags(await flagsOf(["--http", "0", "--auth-scopes", "orders:read"])),
+    /both an issuer and an audience/,
+  );
+  // An auth section that names neither (a misplaced or forgotten field) must not leave the endpoint open.
+  const dir = await Deno.makeTempDir();
+  for (const section of ['{ "requiredScopes": ["orders:read"] }', "{}"]) {
+    const file = join(dir, "policy.jsonc");
+    await Deno.writeTextFile(file, `{ "auth": ${section} }`);
+    await assert.rejects(
+      setupFromFlags(await flagsOf(["--http", "0", "--policy", file])),
+      /both an issuer and an audience/,
+      section,
+    );
+  }
+});

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { createServer } from "../../mod.ts";
-import { isPermissionError } from "../../src/store/outage.ts";
+import { describeUrl, isPermissionError } from "../../src/store/outage.ts";
 import { RedisStore, StoreUnavailableError } from "../../store.ts";
 
 Deno.test("isPermissionError() tells a refused permission from a transient failure", () => {
@@ -65,4 +65,19 @@ Deno.test("server.close() with a Redis store that never connected ends at once a
   assert.match(logged.join("\n"), /ECONNREFUSED/);
   // The test's sanitizers fail it if a socket or a reconnect timer is left behind.
   await new Promise((resolve) => setTimeout(resolve, 300));
+});
+
+Deno.test("describeUrl() hides the whole user information, an '@' in the password included", () => {
+  // A URL parser takes the last '@' of the authority as its end, so a password may hold one.
+  const cases: [string, string][] = [
+    ["redis://:s3cr@t@127.0.0.1:6379/0", "redis://***@127.0.0.1:6379/0"],
+    ["rediss://user:a@b@c@cache.example.com:6380/1", "rediss://***@cache.example.com:6380/1"],
+    ["redis://user:pw@127.0.0.1:6379/0", "redis://***@127.0.0.1:6379/0"],
+    ["redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"],
+    ["redis://127.0.0.1:6379/0?x=a@b", "redis://127.0.0.1:6379/0?x=a@b"],
+  ];
+  for (const [url, shown] of cases) {
+    assert.equal(new URL(url).hostname.includes("@"), false, url);
+    assert.equal(describeUrl(url), shown, url);
+  }
 });

@@ -14,8 +14,10 @@ const BLOCK_BYTES = 64 * 1024;
 const MAX_SCAN_BYTES = 16 * 1024 * 1024;
 const LINE_FEED = 0x0a;
 const HEX64 = /^[0-9a-f]{64}$/;
+/** A chain id as a run makes it (`crypto.randomUUID()`): anything else did not come from one. */
+const CHAIN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The chain link a line names, if it is a chained audit line. */
+/** The chain link a line names, if it is a chained audit line as a run writes one. */
 export function chainLinkOf(line: string): ChainLink | undefined {
   let value: unknown;
   try {
@@ -27,9 +29,10 @@ export function chainLinkOf(line: string): ChainLink | undefined {
   const chain: unknown = Reflect.get(value, "chain");
   const seq: unknown = Reflect.get(value, "seq");
   const hash: unknown = Reflect.get(value, "hash");
-  if (typeof chain !== "string" || !Number.isSafeInteger(seq) || typeof seq !== "number") {
-    return undefined;
-  }
+  // The genesis copies these into its line: a tampered tail must not bring raw U+2028, a line
+  // over the bound, or a seq the next ones cannot follow (verify reports that line anyway).
+  if (typeof chain !== "string" || !CHAIN_ID.test(chain)) return undefined;
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq + 1) || seq < 0) return undefined;
   if (typeof hash !== "string" || !HEX64.test(hash)) return undefined;
   return { chain, seq, hash };
 }

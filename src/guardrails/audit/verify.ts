@@ -30,7 +30,7 @@ interface ChainState {
   line: number;
   entries: number;
   checkpointed: boolean;
-  /** The highest `seq` a later run continues from. */
+  /** The highest `seq` a later run continues from (to say why a chain without a checkpoint is open). */
   continuedAt: number;
   /** Recent hashes by seq, for a run that continued this chain while it was still being written. */
   readonly recent: Map<number, string>;
@@ -212,7 +212,8 @@ function remember(state: ChainState, lineNumber: number): void {
  *
  * @param log The log's bytes, or its text.
  * @param options The key of a keyed log (as given to `auditLog({ key })`);
- *   `open: true` accepts chains without a final checkpoint (a log still being written).
+ *   `open: true` accepts chains without a final checkpoint (a log still being written, or a
+ *   run that crashed, even when a later run continued it).
  * @returns What was verified, and the first bad line if any.
  *
  * @example Verifying a log file
@@ -234,7 +235,7 @@ export function verifyAuditLog(
   entries: number;
   /** Chains seen. */
   chains: number;
-  /** Whether every chain ends with a checkpoint or is continued by a later run. */
+  /** Whether every chain ends with a checkpoint (one continued by a later run included). */
   checkpoint: boolean;
   /** The first bad line (1-based) and why; absent when `ok`. */
   error?: { line: number; reason: string };
@@ -277,17 +278,21 @@ function verifyLine(
   remember(state, lineNumber);
 }
 
-/** The first chain that ends with neither a checkpoint nor a later run continuing it. */
+/**
+ * The first chain that does not end with a checkpoint. A later run that
+ * continued it does not close it: a run continues whatever line the file
+ * ends with, so lines removed while no server ran would be taken over
+ * unnoticed; a crash looks the same, and is accepted only with `open`.
+ */
 function openChain(chains: Map<string, ChainState>): { line: number; reason: string } | undefined {
   let first: { line: number; reason: string } | undefined;
   for (const [id, state] of chains) {
-    if (state.checkpointed || state.continuedAt >= state.seq) continue;
+    if (state.checkpointed) continue;
     if (first === undefined || state.line < first.line) {
-      first = {
-        line: state.line,
-        reason:
-          `chain ${id} ends here without a checkpoint: lines after it are missing, or its server did not shut down cleanly`,
-      };
+      const why = state.continuedAt >= state.seq
+        ? " and a later run continued it: lines after it were removed, or its server stopped without shutting down (a crash, a kill)"
+        : ": lines after it are missing, or its server did not shut down cleanly";
+      first = { line: state.line, reason: `chain ${id} ends here without a checkpoint${why}` };
     }
   }
   return first;
@@ -301,7 +306,7 @@ function finish(
   report.chains = chains.size;
   for (const state of chains.values()) {
     report.entries += state.entries;
-    if (!state.checkpointed && state.continuedAt < state.seq) report.checkpoint = false;
+    if (!state.checkpointed) report.checkpoint = false;
   }
   if (error !== undefined) {
     report.ok = false;

@@ -19,7 +19,8 @@ export const VERIFY_USAGE = [
   "",
   "Options:",
   "  --key-file KEY  the audit key the log was written with (--audit-key-file)",
-  "  --open          accept chains without a final checkpoint (a log still being written)",
+  "  --open          accept chains without a final checkpoint (a log still being written,",
+  "                  or a run that crashed)",
 ].join("\n");
 
 function plural(count: number, one: string, many: string): string {
@@ -37,6 +38,8 @@ export function describeVerification(file: string, report: AuditVerification): s
     return `${file}: FAILED at line ${report.error.line}: ${report.error.reason}\n` +
       `(verified before it: ${counted})`;
   }
+  // Warden never leaves an audit file empty: say so rather than "checkpoint present".
+  if (report.lines === 0) return `${file}: no audit line to verify: the log is empty`;
   const checkpoint = report.checkpoint
     ? "final checkpoint present"
     : "no final checkpoint (accepted with --open)";

@@ -144,11 +144,27 @@ export function redactResult(
   kind: GuardedCall["kind"],
   result: Record<string, unknown>,
 ): Record<string, unknown> {
+  let masked = result;
   if (isRecord(result.completion)) {
     // completion/complete, on a prompt or a template: its values are the completer's output.
     const completion = redactValue(redactor, result.completion);
-    return completion === result.completion ? result : { ...result, completion };
+    if (completion !== result.completion) masked = { ...result, completion };
+    // Only a result with nothing else to mask stops here: a `completion` field beside a
+    // tool's content or a resource's contents must not let them out unmasked.
+    if (
+      result.content === undefined && result.contents === undefined &&
+      result.messages === undefined && result.structuredContent === undefined
+    ) return masked;
   }
+  return redactByKind(redactor, kind, masked);
+}
+
+/** Masks a tool's, a resource's or a prompt's result; the result itself when nothing changed. */
+function redactByKind(
+  redactor: Redactor,
+  kind: GuardedCall["kind"],
+  result: Record<string, unknown>,
+): Record<string, unknown> {
   switch (kind) {
     case "tool": {
       lastSplit = 0;

@@ -28,8 +28,13 @@ const PLACEHOLDER = new RegExp(
     String.raw`insert[_-]|replace[_-]?me|xxxx|XXXX|\*\*\*`,
   "iu",
 );
-/** Words a value that only names a secret holds (`my-secret`, `secret123`, `invalid_token`). */
+/** Words a value that only names a secret holds (`my-secret`, `invalid_token`, `apiKey`). */
 const SELF_NAMED = /secret|passw|^[a-z]*pass$|token|api[-_]?key|credential/iu;
+/**
+ * Only letters, joined by `-` or `_`: a name. A digit or a symbol makes a
+ * real password of it (`Password123!`, `passw0rd`), which must stay masked.
+ */
+const WORDS_ONLY = /^[A-Za-z]+(?:[-_][A-Za-z]+)*$/u;
 const LITERALS: ReadonlySet<string> = new Set([
   "null",
   "nil",
@@ -79,7 +84,7 @@ const LITERALS: ReadonlySet<string> = new Set([
 export function isPlaceholder(value: string): boolean {
   if (value.length === 0 || LITERALS.has(value.toLowerCase())) return true;
   if (PLACEHOLDER.test(value)) return true;
-  if (SELF_NAMED.test(value) && !looksRandom(value)) return true;
+  if (SELF_NAMED.test(value) && WORDS_ONLY.test(value) && !looksRandom(value)) return true;
   return fewDistinct(value) || sequential(value);
 }
 

@@ -335,3 +335,56 @@ Deno.test("the chain's HMAC equals node:crypto's createHmac for keys of every le
     }
   }
 });
+
+Deno.test("a run that continues a chain cut short (lines removed, or a crash) does not launder the cut", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a", "b", "c"], { key: KEY });
+  const first = await linesOf(path);
+  // Without the key, the last call and the checkpoint removed while the server is down:
+  await Deno.writeTextFile(path, joined(first.slice(0, 3)));
+  await runServer(path, ["d"], { key: KEY });
+  const lines = await linesOf(path);
+  assert.equal(JSON.parse(lines[3] ?? "").continues.seq, 2, "the next run continued the cut line");
+  failsAt(joined(lines), 3, /ends here without a checkpoint.*a later run continued it/s, KEY);
+  // With open: true (a crash is accepted knowingly), the log verifies and says it is not closed.
+  const open = verifyAuditLog(joined(lines), { key: KEY, open: true });
+  assert.equal(open.ok, true);
+  assert.equal(open.checkpoint, false);
+  // A clean restart (continued at a checkpoint) still verifies.
+  const clean = await tempLog();
+  await runServer(clean, ["a"], { key: KEY });
+  await runServer(clean, ["b"], { key: KEY });
+  assert.equal(verifyAuditLog(await Deno.readFile(clean), { key: KEY }).ok, true);
+});
+
+Deno.test("a tampered last line is not copied into the next run's genesis (no raw U+2028, no oversize line)", async () => {
+  const path = await tempLog();
+  await runServer(path, ["a"]);
+  // Appended by someone else: JSON that looks chained, with a chain id no Warden run makes.
+  const forged = JSON.stringify({
+    chain: `x\u2028${"y".repeat(70_000)}`,
+    seq: 7,
+    hash: "a".repeat(64),
+  });
+  await Deno.writeTextFile(path, `${forged}\n`, { append: true });
+  await runServer(path, ["b"]);
+  const lines = await linesOf(path);
+  const genesis = lines.at(-3) ?? "";
+  assert.equal(JSON.parse(genesis).event, "genesis");
+  assert.equal(genesis.includes("\u2028"), false, "U+2028 written raw");
+  assert.ok(
+    new TextEncoder().encode(genesis).length <= 65_536,
+    "the genesis exceeds the line bound",
+  );
+  for (const seq of [-5, Number.MAX_SAFE_INTEGER]) {
+    const other = await tempLog();
+    await runServer(other, ["a"]);
+    const last = JSON.parse((await linesOf(other)).at(-1) ?? "");
+    await Deno.writeTextFile(other, `${JSON.stringify({ ...last, seq })}\n`, { append: true });
+    await runServer(other, ["b"]);
+    // The next run's lines, after the forged one.
+    const after = (await linesOf(other)).slice(4).map((line) => JSON.parse(line));
+    assert.equal(after.length, 3);
+    assert.ok(after.every((line) => Number.isSafeInteger(line.seq) && line.seq >= 0), `seq ${seq}`);
+  }
+});

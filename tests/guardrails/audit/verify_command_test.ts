@@ -95,3 +95,11 @@ Deno.test("--audit-key-file is refused without an audit log, and with a short or
   assert.equal(empty.action, "error");
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("verify on an empty log says there was nothing to verify, not that a checkpoint is present", async () => {
+  const { describeVerification } = await import("../../../src/guardrails/audit/verify_command.ts");
+  const { verifyAuditLog } = await import("../../../src/guardrails/audit/verify.ts");
+  const text = describeVerification("audit.jsonl", verifyAuditLog(new Uint8Array(0)));
+  assert.doesNotMatch(text, /checkpoint present/);
+  assert.match(text, /audit\.jsonl: no audit line to verify: the log is empty/);
+});

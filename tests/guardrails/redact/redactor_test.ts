@@ -555,3 +555,16 @@ Deno.test("redactText() stays linear on 1 MB adversarial inputs", () => {
     assert.ok(elapsed < 5000, `${JSON.stringify(input.slice(0, 20))}… took ${elapsed} ms`);
   }
 });
+
+Deno.test("a real password that contains a word like 'password' or 'token' is still masked under a password key", () => {
+  const redactor = compileRedactor();
+  // Common real passwords: digits or symbols make them more than a name of a secret.
+  for (const password of ["Password123!", "Secret#2024", "passw0rd", "tokenhunter2", "secret123"]) {
+    assert.deepEqual(redactValue(redactor, { password }), { password: "[REDACTED]" }, password);
+    assert.equal(redactText(redactor, `password=${password}`), "password=[REDACTED]", password);
+  }
+  // A value that only names a secret (words joined by - or _) stays a placeholder.
+  for (const name of ["my-secret", "invalid_token", "api_key"]) {
+    assert.deepEqual(redactValue(redactor, { password: name }), { password: name }, name);
+  }
+});

@@ -166,3 +166,22 @@ Deno.test("a split secret is masked on the wire and counted in the audit entry, 
   assert.equal(calls.length, 2);
   for (const entry of calls) assert.deepEqual(entry.redaction, { split_secrets: 1 });
 });
+
+Deno.test("a result that carries a completion field besides its content has its content masked too", () => {
+  const redactor = compileRedactor();
+  const token = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
+  const completion = { values: [token] };
+  const tool = redactResult(redactor, "tool", {
+    content: [{ type: "text", text: token }],
+    completion,
+  });
+  assert.equal(JSON.stringify(tool).includes(token), false, JSON.stringify(tool));
+  const resource = redactResult(redactor, "resource", {
+    contents: [{ uri: "test://a", text: token }],
+    completion,
+  });
+  assert.equal(JSON.stringify(resource).includes(token), false, JSON.stringify(resource));
+  // A completion/complete result alone keeps being masked as before.
+  const alone = redactResult(redactor, "prompt", { completion });
+  assert.equal(JSON.stringify(alone).includes(token), false);
+});
