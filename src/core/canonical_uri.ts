@@ -35,6 +35,11 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const DNS_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
 /** A path with a `.` or `..` segment. */
 const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+/**
+ * A URI that may have one: also right after the scheme's colon, where a
+ * rootless path (`notes:./secret`) starts, so the shortcut never skips it.
+ */
+const DOT_SEGMENT_IN_URI = /(?:^|[/:])\.\.?(?:\/|$)/;
 /** A template expression, replaced while the template's literal text is normalised. */
 const EXPRESSION = /\{[^{}]*\}/g;
 const HOLE = "\uE000";
@@ -138,7 +143,7 @@ function canonicalPlain(uri: string): string | UriRefusal {
   const scheme = schemeMatch === null ? "" : schemeMatch[0].slice(0, -1).toLowerCase();
   // The common case, `orders://ORD-1`: nothing to decode, remove or fold.
   if (
-    !uri.includes("%") && !DOT_SEGMENT.test(uri) && uri.startsWith(scheme) &&
+    !uri.includes("%") && !DOT_SEGMENT_IN_URI.test(uri) && uri.startsWith(scheme) &&
     (!DNS_SCHEMES.has(scheme) || !upperInAuthority(uri, scheme.length + 1))
   ) return uri;
   let rest = schemeMatch === null ? uri : uri.slice(scheme.length + 1);

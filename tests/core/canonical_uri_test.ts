@@ -28,6 +28,11 @@ Deno.test("canonicalUri() normalises as RFC 3986 §6.2.2 says", () => {
     ["x://h/p?x=/../y", "x://h/p?x=/../y"],
     ["test://héllo wörld", "test://héllo wörld"],
     ["relative/../path", "path"],
+    // A rootless path's dot segments go whatever the scheme's case (the lower-case spelling
+    // once kept them, so `notes:./secret` and `Notes:./secret` were two names).
+    ["notes:./secret", "notes:secret"],
+    ["Notes:./secret", "notes:secret"],
+    ["file:../etc/passwd", "file:etc/passwd"],
   ];
   for (const [uri, canonical] of cases) assert.equal(canonicalUri(uri), canonical, uri);
 });
