@@ -121,9 +121,11 @@ export function decodedUri(canonical: string): string {
  */
 export function foldedHost(canonical: string): string {
   const start = canonical.indexOf("://");
-  if (start === -1 || !SCHEME.test(canonical) || !upperInAuthority(canonical, start + 1)) {
-    return canonical;
-  }
+  // Only an authority right after the scheme: a later `://` (in a path or query) is no host.
+  if (
+    start === -1 || SCHEME.exec(canonical)?.[0].length !== start + 1 ||
+    !upperInAuthority(canonical, start + 1)
+  ) return canonical;
   const end = firstOf(canonical, "/?#", start + 3);
   const authority = canonical.slice(start + 3, end);
   const folded = lowerOutsideEscapes(authority);

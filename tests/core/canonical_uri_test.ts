@@ -119,6 +119,9 @@ Deno.test("decodedUri() and foldedHost() give the forms the access policy also d
   assert.equal(decodedUri("x://h/a%2Cb%20c%E2%82%AC"), "x://h/a,b c€");
   assert.equal(decodedUri("x://h/plain"), "x://h/plain");
   assert.equal(foldedHost("notes://INTERNAL/Memo"), "notes://internal/Memo");
+  // A `://` after the scheme's own is in the path or query: nothing there is a host.
+  assert.equal(foldedHost("notes:a?u=http://EVIL/x"), "notes:a?u=http://EVIL/x");
+  assert.equal(foldedHost("notes:/A/B://C"), "notes:/A/B://C");
   assert.equal(foldedHost("notes://In%C3%A9/x"), "notes://in%C3%A9/x");
   assert.equal(foldedHost("no-authority"), "no-authority");
 });
