@@ -35,6 +35,11 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const DNS_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
 /** A path with a `.` or `..` segment. */
 const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+/**
+ * A URI that may have one: also right after the scheme's colon, where a
+ * rootless path (`notes:./secret`) starts, so the shortcut never skips it.
+ */
+const DOT_SEGMENT_IN_URI = /(?:^|[/:])\.\.?(?:\/|$)/;
 /** A template expression, replaced while the template's literal text is normalised. */
 const EXPRESSION = /\{[^{}]*\}/g;
 const HOLE = "\uE000";
@@ -116,9 +121,11 @@ export function decodedUri(canonical: string): string {
  */
 export function foldedHost(canonical: string): string {
   const start = canonical.indexOf("://");
-  if (start === -1 || !SCHEME.test(canonical) || !upperInAuthority(canonical, start + 1)) {
-    return canonical;
-  }
+  // Only an authority right after the scheme: a later `://` (in a path or query) is no host.
+  if (
+    start === -1 || SCHEME.exec(canonical)?.[0].length !== start + 1 ||
+    !upperInAuthority(canonical, start + 1)
+  ) return canonical;
   const end = firstOf(canonical, "/?#", start + 3);
   const authority = canonical.slice(start + 3, end);
   const folded = lowerOutsideEscapes(authority);
@@ -138,7 +145,7 @@ function canonicalPlain(uri: string): string | UriRefusal {
   const scheme = schemeMatch === null ? "" : schemeMatch[0].slice(0, -1).toLowerCase();
   // The common case, `orders://ORD-1`: nothing to decode, remove or fold.
   if (
-    !uri.includes("%") && !DOT_SEGMENT.test(uri) && uri.startsWith(scheme) &&
+    !uri.includes("%") && !DOT_SEGMENT_IN_URI.test(uri) && uri.startsWith(scheme) &&
     (!DNS_SCHEMES.has(scheme) || !upperInAuthority(uri, scheme.length + 1))
   ) return uri;
   let rest = schemeMatch === null ? uri : uri.slice(scheme.length + 1);

@@ -28,6 +28,11 @@ Deno.test("canonicalUri() normalises as RFC 3986 §6.2.2 says", () => {
     ["x://h/p?x=/../y", "x://h/p?x=/../y"],
     ["test://héllo wörld", "test://héllo wörld"],
     ["relative/../path", "path"],
+    // A rootless path's dot segments go whatever the scheme's case (the lower-case spelling
+    // once kept them, so `notes:./secret` and `Notes:./secret` were two names).
+    ["notes:./secret", "notes:secret"],
+    ["Notes:./secret", "notes:secret"],
+    ["file:../etc/passwd", "file:etc/passwd"],
   ];
   for (const [uri, canonical] of cases) assert.equal(canonicalUri(uri), canonical, uri);
 });
@@ -114,6 +119,9 @@ Deno.test("decodedUri() and foldedHost() give the forms the access policy also d
   assert.equal(decodedUri("x://h/a%2Cb%20c%E2%82%AC"), "x://h/a,b c€");
   assert.equal(decodedUri("x://h/plain"), "x://h/plain");
   assert.equal(foldedHost("notes://INTERNAL/Memo"), "notes://internal/Memo");
+  // A `://` after the scheme's own is in the path or query: nothing there is a host.
+  assert.equal(foldedHost("notes:a?u=http://EVIL/x"), "notes:a?u=http://EVIL/x");
+  assert.equal(foldedHost("notes:/A/B://C"), "notes:/A/B://C");
   assert.equal(foldedHost("notes://In%C3%A9/x"), "notes://in%C3%A9/x");
   assert.equal(foldedHost("no-authority"), "no-authority");
 });

@@ -12,6 +12,7 @@ import type {
   NotificationHandler,
 } from "../../dispatcher/dispatcher.ts";
 import { invalidParamsError } from "../../jsonrpc/errors.ts";
+import { MAX_SUBSCRIBED_URIS } from "../modern/subscriptions.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
 import type { CallNext, CallOutcome } from "../../call/outcome.ts";
@@ -293,7 +294,14 @@ async function subscribe(
     legacyFacts(context, request, deps.services.callMask),
   );
   settle(await deps.core.guard(parsed, deps.core.subscribe()));
-  request.session.subscriptions.add(parsed.call.name);
+  const { subscriptions } = request.session;
+  // A template matches endless URIs: held to a listen stream's bound, the session's memory is too.
+  if (subscriptions.size >= MAX_SUBSCRIBED_URIS && !subscriptions.has(parsed.call.name)) {
+    throw invalidParamsError(
+      `the session holds ${MAX_SUBSCRIBED_URIS} subscriptions already; unsubscribe from one first`,
+    );
+  }
+  subscriptions.add(parsed.call.name);
   return {};
 }
 

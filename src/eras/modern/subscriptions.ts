@@ -19,7 +19,7 @@ export interface SubscriptionFilter {
   taskIds?: string[];
 }
 
-/** The most resource URIs one subscription may name. */
+/** The most resource URIs one subscription may name (and one legacy session subscribe to). */
 export const MAX_SUBSCRIBED_URIS = 1000;
 
 const LIST_FLAGS: Readonly<

@@ -149,6 +149,8 @@ export class MemoryTaskStore implements TaskStore {
 
   room(principal: string | null): { readonly left: number; readonly limit: number } {
     const limit = this.#perPrincipal;
+    // Expired tasks still count until a sweep: sweep before saying "none left", as create() would.
+    if ((this.#held.get(principal) ?? 0) >= limit) this.#sweep();
     return { left: Math.max(0, limit - (this.#held.get(principal) ?? 0)), limit };
   }
 

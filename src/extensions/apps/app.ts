@@ -193,10 +193,12 @@ function appToolGate(
 
 /**
  * Declares the extension and gates app-only tools; called after each
- * `server.app()`. The gate stays off until an app-only tool exists, so a
- * server with none pays nothing per request.
+ * `server.app()`. The gate is on from the first app, whether or not an
+ * app-only tool exists yet: one linked by hand with `server.tool()` later
+ * must be hidden from model-only clients too. A server with no app pays
+ * nothing per request.
  */
-export function appsInUse(core: RequestCore, appOnlyTools: boolean): void {
+export function appsInUse(core: RequestCore): void {
   core.extensions.set(APPS_EXTENSION, {});
-  if (appOnlyTools) core.toolGate = appToolGate;
+  core.toolGate = appToolGate;
 }

@@ -8,7 +8,7 @@
 import type { ItemHandle } from "../../core/registry.ts";
 import type { RequestCore } from "../../core/request_core.ts";
 import type { ResourceDefinition } from "../../core/resources.ts";
-import { type AppDefinition, appParts, appsInUse, isAppOnly } from "./app.ts";
+import { type AppDefinition, appParts, appsInUse } from "./app.ts";
 
 /**
  * Registers the view and its tools; on any failure nothing stays registered.
@@ -30,6 +30,6 @@ export function registerApp(core: RequestCore, app: AppDefinition): ItemHandle<R
     handle.remove();
     throw error;
   }
-  appsInUse(core, [...registry.tools.values()].some(isAppOnly));
+  appsInUse(core);
   return handle;
 }

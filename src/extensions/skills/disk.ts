@@ -3,7 +3,8 @@
  * file under it, by its path from the root. A symbolic link is followed
  * only when it resolves inside the skill's directory; one that leads out
  * of it stops the registration, so that no file outside the directory is
- * ever published. Names starting with a dot (`.git`, `.env`) are left out.
+ * ever published. Names starting with a dot (`.git`, `.env`) are left out,
+ * and so is a link leading to one or into one.
  *
  * @module
  */
@@ -48,6 +49,8 @@ async function walk(state: Walk, real: string, relative: string, depth: number):
         `${state.label}: '${path}' is a symbolic link out of the skill directory; it is never served`,
       );
     }
+    // A link to a hidden file or into a hidden directory (`.env`, `.git/`) is left out like them.
+    if (fromRoot.split(paths.sep).some((segment) => segment.startsWith("."))) continue;
     const info = await fs.stat(target);
     if (info.isDirectory()) await walk(state, target, path, depth + 1);
     else if (info.isFile()) state.files.set(path, new Uint8Array(await fs.readFile(target)));

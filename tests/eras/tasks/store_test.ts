@@ -116,3 +116,16 @@ Deno.test("task ids: 128 random bits, base64url, never repeated", () => {
   }
   assert.equal(ids.size, 2000);
 });
+
+Deno.test("room() does not count a principal's expired tasks (the runner refuses a start on it)", async () => {
+  let now = 0;
+  const store = new MemoryTaskStore({ maxTasksPerPrincipal: 2, now: () => now });
+  await store.create(task("a", { principal: "alice" }));
+  await store.create(task("b", { principal: "alice" }));
+  assert.deepEqual(store.room("alice"), { left: 0, limit: 2 });
+  now = 1000; // both expired; no sweep has run yet
+  assert.deepEqual(store.room("alice"), { left: 2, limit: 2 });
+  await store.create(task("c", { principal: "alice", createdAt: 1000 }));
+  assert.deepEqual(store.room("alice"), { left: 1, limit: 2 });
+  store.close();
+});

@@ -144,3 +144,38 @@ Deno.test("a server with no app declares no ui extension", async () => {
   assert.equal(errorOf(await server.handle(request(1, "skills/list"))).code, -32601);
   await server.close();
 });
+
+for (const era of ERAS) {
+  Deno.test(`${era}: an app-only tool registered after server.app() is gated too`, async () => {
+    const server = createServer({ name: "late", version: "1.0.0" });
+    server.app({
+      uri: "ui://late/view",
+      name: "view",
+      html: "<!DOCTYPE html><p>view</p>",
+      tools: [defineTool({
+        name: "open_view",
+        description: "Opens it",
+        inputSchema: { type: "object", properties: {} },
+        handler: () => "open",
+      })],
+    });
+    // Linked by hand, as SEP-1865 spells it, after the app was declared.
+    server.tool(defineTool({
+      name: "app_refresh",
+      description: "Only the view calls it",
+      inputSchema: { type: "object", properties: {} },
+      _meta: { ui: { resourceUri: "ui://late/view", visibility: ["app"] } },
+      handler: () => "refreshed",
+    }));
+    const plain = await client(server, era, {});
+    const listed = resultOf(await plain("tools/list")).tools as { name: string }[];
+    assert.equal(listed.some((tool) => tool.name === "app_refresh"), false);
+    assert.ok(
+      "error" in (await plain("tools/call", { name: "app_refresh", arguments: {} }) as object),
+    );
+    const host = await client(server, era, UI);
+    const hosted = resultOf(await host("tools/list")).tools as { name: string }[];
+    assert.ok(hosted.some((tool) => tool.name === "app_refresh"));
+    await server.close();
+  });
+}

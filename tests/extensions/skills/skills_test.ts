@@ -262,3 +262,19 @@ Deno.test("loadSkill() reads a directory, follows links inside it and refuses on
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("loadSkill() publishes no hidden file or directory through a link to it", async () => {
+  const root = await Deno.makeTempDir({ prefix: "warden-skill-" });
+  try {
+    await Deno.mkdir(`${root}/demo/.git`, { recursive: true });
+    await Deno.writeTextFile(`${root}/demo/SKILL.md`, MANIFEST);
+    await Deno.writeTextFile(`${root}/demo/.env`, "SECRET=1");
+    await Deno.writeTextFile(`${root}/demo/.git/config`, "[remote] token");
+    await Deno.symlink(`${root}/demo/.env`, `${root}/demo/settings.txt`);
+    await Deno.symlink(`${root}/demo/.git`, `${root}/demo/history`);
+    const loaded = await loadSkill({ directory: `${root}/demo` });
+    assert.deepEqual(loaded.files.map((file) => file.path), ["SKILL.md"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
