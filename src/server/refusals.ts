@@ -16,6 +16,7 @@ import type { Mask } from "../call/mask.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import { RpcError } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
+import { canonicalUri } from "../core/canonical_uri.ts";
 import { META_KEYS } from "../eras/modern/meta.ts";
 import { NAME_SOURCES } from "../http/modern_headers.ts";
 
@@ -92,6 +93,17 @@ function refusedContext(
   };
 }
 
+/**
+ * The name an entry records: a resource's URI in the canonical form every
+ * other entry uses (issue 22), or as sent when it has none; "" without one.
+ */
+function entryName(kind: CallKind, name: unknown): string {
+  if (typeof name !== "string") return "";
+  if (kind !== "resource") return name;
+  const canonical = canonicalUri(name, false);
+  return typeof canonical === "string" ? canonical : name;
+}
+
 /** The call a refused request would have been, as far as its body says. */
 export function refusedCall(
   deps: RefusalDeps,
@@ -107,11 +119,12 @@ export function refusedCall(
   const requestId = typeof message.id === "string" || typeof message.id === "number"
     ? message.id
     : "";
+  const kind = kindOf(method, params);
   return {
-    kind: kindOf(method, params),
+    kind,
     // The audit masks the name and arguments; the method is the client's text too.
     method: deps.mask(method).slice(0, MAX_METHOD),
-    name: typeof name === "string" ? name : "",
+    name: entryName(kind, name),
     arguments: facts ?? (isRecord(params.arguments) ? params.arguments : {}),
     context: refusedContext(
       deps,

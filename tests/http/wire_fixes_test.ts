@@ -193,6 +193,18 @@ Deno.test("a header mismatch is audited with the code it was answered with, mask
   assert.ok(!JSON.stringify(audit).includes(SECRET), "the audit entry is masked");
 });
 
+Deno.test("a refused read is audited under the canonical URI, as every other entry", async () => {
+  const audit: Record<string, unknown>[] = [];
+  const server = wireServer(audit as unknown[]);
+  const body = modernRequest(7, "resources/read", { uri: "ORDERS://ORD-%31/./x/.." });
+  const response = await modernPost(server, body, { "mcp-method": "tools/list" });
+  assert.equal(response.status, 400);
+  await server.close();
+  assert.deepEqual(audit.map((entry) => [entry.method, entry.name]), [
+    ["resources/read", "orders://ORD-1/"],
+  ]);
+});
+
 Deno.test("item and header names after Object.prototype members are plain unknown names", async () => {
   const server = wireServer();
   const session = await openSession(server);
