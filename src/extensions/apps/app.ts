@@ -169,8 +169,11 @@ export function appParts(app: AppDefinition): {
 /** Whether a tool's `_meta.ui.visibility` leaves the model out. */
 export function isAppOnly(tool: RegisteredTool): boolean {
   const ui = tool.definition._meta?.ui;
-  if (!isRecord(ui) || !Array.isArray(ui.visibility)) return false;
-  return !ui.visibility.includes("model");
+  if (!isRecord(ui)) return false;
+  // A single name written without its list still says who may see the tool.
+  const visibility = typeof ui.visibility === "string" ? [ui.visibility] : ui.visibility;
+  if (!Array.isArray(visibility)) return false;
+  return !visibility.includes("model");
 }
 
 /** Whether a client declared it hosts apps (with the HTML profile). */
@@ -179,8 +182,11 @@ export function hostsApps(capabilities: Readonly<Record<string, unknown>>): bool
   if (!isRecord(extensions)) return false;
   const settings = extensions[APPS_EXTENSION];
   if (!isRecord(settings)) return false;
-  // SEP-1865 makes mimeTypes required; a host that lists none is taken to mean the HTML profile.
-  return !Array.isArray(settings.mimeTypes) || settings.mimeTypes.includes(APP_MIME_TYPE);
+  // SEP-1865 makes mimeTypes required; a host that lists none is taken to mean the HTML profile,
+  // one that sends something else than a list hosts nothing we can tell.
+  const { mimeTypes } = settings;
+  if (mimeTypes === undefined) return true;
+  return Array.isArray(mimeTypes) && mimeTypes.includes(APP_MIME_TYPE);
 }
 
 /** An app-only tool is for app hosts; every other tool for everyone. */

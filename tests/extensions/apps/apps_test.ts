@@ -179,3 +179,26 @@ for (const era of ERAS) {
     await server.close();
   });
 }
+
+Deno.test("a visibility written as one name still gates; a host whose mimeTypes is no list hosts no apps", async () => {
+  for (const era of ERAS) {
+    const server = createServer({ name: "loose", version: "1.0.0" });
+    server.app({ uri: "ui://loose/view", name: "view", html: "<!DOCTYPE html><p>view</p>" });
+    server.tool(defineTool({
+      name: "app_only",
+      description: "Only the view calls it",
+      inputSchema: { type: "object", properties: {} },
+      _meta: { ui: { resourceUri: "ui://loose/view", visibility: "app" } },
+      handler: () => "ok",
+    }));
+    const names = async (capabilities: Record<string, unknown>) => {
+      const list = await client(server, era, capabilities);
+      return (resultOf(await list("tools/list")).tools as { name: string }[]).map((t) => t.name);
+    };
+    assert.deepEqual(await names({}), [], `${era}: model-only client`);
+    const odd = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: "text/html" } } };
+    assert.deepEqual(await names(odd), [], `${era}: mimeTypes that is no list`);
+    assert.deepEqual(await names(UI), ["app_only"], `${era}: a host`);
+    await server.close();
+  }
+});
