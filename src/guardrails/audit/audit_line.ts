@@ -16,6 +16,11 @@ import type { AuditEntry } from "./audit.ts";
 export const DEFAULT_MAX_LINE_BYTES = 65_536;
 /** The smallest bound accepted: room for the key fields, each cut to {@linkcode FIELD_BYTES}. */
 export const MIN_MAX_LINE_BYTES = 16_384;
+/**
+ * The largest bound accepted: a restart reads back at most 16 MiB of a log
+ * to find its last line (log_tail.ts), so a line must fit well inside that.
+ */
+export const MAX_MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** Bytes kept free in every line for the chain fields (`chain`, `prev`, `hash`). */
 export const CHAIN_RESERVE_BYTES = 256;
 /** The most a short field (name, principal, method, client, request id) keeps once cut. */
@@ -170,13 +175,15 @@ function cutString(value: unknown): { value: unknown; cut: boolean } {
 /**
  * Checks a configured line bound.
  *
- * @throws {RangeError} `value` is not an integer of at least {@linkcode MIN_MAX_LINE_BYTES}.
+ * @throws {RangeError} `value` is not an integer from {@linkcode MIN_MAX_LINE_BYTES} to
+ * {@linkcode MAX_MAX_LINE_BYTES}.
  */
 export function checkMaxLineBytes(value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_LINE_BYTES;
-  if (!Number.isSafeInteger(value) || value < MIN_MAX_LINE_BYTES) {
+  if (!Number.isSafeInteger(value) || value < MIN_MAX_LINE_BYTES || value > MAX_MAX_LINE_BYTES) {
     throw new RangeError(
-      `Invalid audit maxLineBytes: expected an integer of at least ${MIN_MAX_LINE_BYTES}, got ${value}`,
+      `Invalid audit maxLineBytes: expected an integer from ${MIN_MAX_LINE_BYTES} to ` +
+        `${MAX_MAX_LINE_BYTES}, got ${value}`,
     );
   }
   return value;

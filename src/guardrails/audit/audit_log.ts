@@ -83,7 +83,7 @@ export interface AuditLogOptions {
    */
   key?: Uint8Array | string;
   /**
-   * The bound of one audit line in bytes of UTF-8 (at least 16384). A
+   * The bound of one audit line in bytes of UTF-8 (16384 to 4194304). A
    * longer entry is cut (its arguments first) and marked `truncated`, with
    * the size and SHA-256 digest of the whole entry.
    * @default {65536}

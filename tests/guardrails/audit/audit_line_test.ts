@@ -224,3 +224,15 @@ Deno.test("the line bound holds in both eras, over HTTP, a connection and a dire
     }
   }
 });
+
+Deno.test("auditLog() takes a line bound from 16 KiB to 4 MiB and names the range otherwise", () => {
+  const sink = stderrAuditSink();
+  for (const maxLineBytes of [16_383, 4 * 1024 * 1024 + 1, 1.5, Number.NaN]) {
+    assert.throws(
+      () => auditLog({ sink, maxLineBytes }),
+      /from 16384 to 4194304/,
+      `${maxLineBytes}`,
+    );
+  }
+  for (const maxLineBytes of [16_384, 4 * 1024 * 1024]) auditLog({ sink, maxLineBytes });
+});
