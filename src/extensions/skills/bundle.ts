@@ -83,19 +83,11 @@ export async function bundleSkill(
     built.push({ path: filePath, uri, bytes, ...media, digest: await digestOf(bytes) });
   }
   const uri = `${root}/${SKILL_FILE}`;
-  const entry = {
-    uri,
-    frontmatter,
-    resources: built.map((file) => ({
-      uri: file.uri,
-      digest: file.digest,
-      size: file.bytes.byteLength,
-    })),
-  };
-  return { path: skillPath, uri, root, frontmatter, files: built, entry: deepFreeze(entry) };
+  // Its entry is the catalog's to build: it lists the files of the skills nested in it too.
+  return { path: skillPath, uri, root, frontmatter: deepFreeze(frontmatter), files: built };
 }
 
-/** Freezes a JSON value all the way down, so no handler can change a published entry. */
+/** Freezes a JSON value all the way down, so no handler can change the frontmatter an entry quotes. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);

@@ -174,7 +174,10 @@ async function getSkill(
     if (skill === undefined || !deps.core.shown("resource", uri, principal, scopes)) {
       return invalid(`No skill is served at ${quote(uri, 80, deps.services.mask)}`);
     }
-    return { status: "ok", result: maskedEntries(deps, { skill: skill.entry }) };
+    return {
+      status: "ok",
+      result: maskedEntries(deps, { skill: deps.catalog.entry(uri, principal, scopes) }),
+    };
   });
   if (era === "legacy") return result;
   return modernResult(

@@ -33,6 +33,4 @@ export interface SkillBundle {
   readonly frontmatter: Readonly<Record<string, unknown>>;
   /** Its files, by path, SKILL.md first. */
   readonly files: readonly SkillFile[];
-  /** Its skills/list entry. */
-  readonly entry: Readonly<Record<string, unknown>>;
 }
