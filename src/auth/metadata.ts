@@ -44,6 +44,11 @@ export function checkResourceUri(value: unknown, what: string): URL {
   if (url.hash !== "" || value.includes("#")) {
     throw new TypeError(`Invalid auth options: ${what} must not have a fragment`);
   }
+  // RFC 8414 §2 gives an issuer no query, RFC 8707 §2 a resource none either (SHOULD NOT), and the
+  // path-suffixed metadata URL (RFC 9728 §3.1) has no place for one.
+  if (url.search !== "" || value.includes("?")) {
+    throw new TypeError(`Invalid auth options: ${what} must not have a query`);
+  }
   return url;
 }
 

@@ -85,11 +85,11 @@ function metadataAnswer<S extends HttpProtocolSession>(
   if (request.method === "OPTIONS") {
     return new Response(null, {
       status: 204,
-      headers: { ...headers, "access-control-allow-methods": "GET, OPTIONS" },
+      headers: { ...headers, "access-control-allow-methods": "GET, HEAD, OPTIONS" },
     });
   }
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return methodNotAllowed("GET, OPTIONS");
+    return methodNotAllowed("GET, HEAD, OPTIONS");
   }
   return Response.json(auth.metadata, { headers });
 }

@@ -34,12 +34,21 @@ Deno.test("metadata paths: path-suffixed first, then the root form; one path for
   }
 });
 
-Deno.test("resource URIs must be absolute https (http on loopback only), without a fragment", () => {
+Deno.test("resource URIs must be absolute https (http on loopback only), without a fragment or query", () => {
   for (const ok of ["https://a.example/mcp", "http://localhost:8080/mcp", "http://127.0.0.1/mcp"]) {
     checkResourceUri(ok, "audience");
   }
   for (
-    const bad of ["http://a.example/mcp", "https://a.example/mcp#f", "/mcp", "", 7, "ftp://a/"]
+    const bad of [
+      "http://a.example/mcp",
+      "https://a.example/mcp#f",
+      "https://a.example/mcp?tenant=a",
+      "https://a.example/mcp?",
+      "/mcp",
+      "",
+      7,
+      "ftp://a/",
+    ]
   ) {
     assert.throws(() => checkResourceUri(bad, "audience"), TypeError, String(bad));
   }

@@ -338,6 +338,7 @@ Deno.test("unsafe options are refused at start-up", () => {
     ["no algorithms", { ...base, algorithms: [] }],
     ["a plain-http audience", { ...base, audience: "http://desk.example.com/mcp" }],
     ["a fragment", { ...base, audience: "https://desk.example.com/mcp#x" }],
+    ["a query", { ...base, audience: "https://desk.example.com/mcp?tenant=a" }],
     ["a relative issuer", { ...base, issuer: "/auth" }],
     ["a scope with a space", { ...base, requiredScopes: ["a b"] }],
     ["an empty scope rule", { ...base, scopes: { tools: { "x": [] } } }],
