@@ -47,23 +47,32 @@ export interface SkillsDeps {
 type Handler = MethodHandler<McpSession>;
 type Era = "legacy" | "modern";
 
+type SkillsMethod = (
+  deps: SkillsDeps,
+  era: Era,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** The extension's methods, one row each, served in both eras. */
+const SKILLS_METHODS: readonly (readonly [string, SkillsMethod])[] = [
+  ["skills/list", listSkills],
+  ["skills/get", getSkill],
+  ["resources/directory/read", readDirectory],
+];
+
 /** The extension's method names, served while a skill is registered. */
-export const SKILLS_METHOD_NAMES: ReadonlySet<string> = new Set([
-  "skills/list",
-  "skills/get",
-  "resources/directory/read",
-]);
+export const SKILLS_METHOD_NAMES: ReadonlySet<string> = new Set(
+  SKILLS_METHODS.map(([name]) => name),
+);
 
 /** The methods, one table per era. */
 export function skillsMethods(deps: SkillsDeps): Record<Era, Map<string, Handler>> {
   const tables: Record<Era, Map<string, Handler>> = { legacy: new Map(), modern: new Map() };
   for (const era of ["legacy", "modern"] as const) {
-    tables[era].set("skills/list", (params, request) => listSkills(deps, era, params, request));
-    tables[era].set("skills/get", (params, request) => getSkill(deps, era, params, request));
-    tables[era].set(
-      "resources/directory/read",
-      (params, request) => readDirectory(deps, era, params, request),
-    );
+    for (const [name, method] of SKILLS_METHODS) {
+      tables[era].set(name, (params, request) => method(deps, era, params, request));
+    }
   }
   return tables;
 }
