@@ -2,9 +2,9 @@
  * The guardrail pipeline's cost per call: one `tools/call` of `echo` through
  * `server.handle()` with no guardrails, with each guardrail alone, and with
  * all four on the permissive policy the stdio benchmark uses (audit entries
- * appended to /dev/null, hence `--allow-write=/dev/null`).
+ * appended to /dev/null, hence `--allow-write=/dev/null`, and read to continue its chain).
  *
- * Run: `deno bench --allow-write=/dev/null tests/bench/guardrails_bench.ts`
+ * Run: `deno bench --allow-read=/dev/null --allow-write=/dev/null tests/bench/guardrails_bench.ts`
  *
  * @module
  */

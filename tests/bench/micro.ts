@@ -73,6 +73,7 @@ export async function runMicroBenchmarks(root: string): Promise<MicroResult[]> {
       "--json",
       "--no-prompt",
       "--allow-write=/dev/null,.bench-results",
+      "--allow-read=/dev/null",
       "--allow-env=WARDEN_BENCH_DIR",
       "tests/bench/",
     ],

@@ -22,7 +22,9 @@
  *
  * Options: `--rounds N` (default 5), `--quick` (tiny workloads, one round),
  * `--only stdio,http,memory,micro` (default all), `--json FILE`, `--docs`,
- * `--strict` (exit 1 when a target is missed).
+ * `--strict` (exit 1 when a target is missed), `--servers a,b` (only servers
+ * whose name holds one of these, ceilings always), `--baseline DIR` (Warden
+ * from the checkout in DIR runs beside this one, interleaved).
  *
  * @module
  */
@@ -76,8 +78,21 @@ const { values: flags } = parseArgs({
     json: { type: "string" },
     docs: { type: "boolean", default: false },
     strict: { type: "boolean", default: false },
+    servers: { type: "string" },
+    baseline: { type: "string" },
   },
 });
+/** `--servers a,b`: only the servers whose name holds one of these (the ceilings always run). */
+const serverFilter = flags.servers?.split(",").map((part) => part.trim().toLowerCase());
+const picked = (name: string): boolean =>
+  serverFilter === undefined || name.startsWith("ceiling") ||
+  serverFilter.some((part) => name.toLowerCase().includes(part));
+/**
+ * `--baseline DIR`: Warden as checked out in DIR (another worktree, say main)
+ * runs beside this one, interleaved, so a change is judged against the code it
+ * started from on the same machine in the same minutes.
+ */
+const BASELINE = flags.baseline === undefined ? undefined : `${flags.baseline}/tests/bench/servers`;
 const rounds = flags.quick ? 1 : Number(flags.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) {
   throw new RangeError(`Invalid --rounds: expected a positive integer, got ${flags.rounds}`);
@@ -98,7 +113,16 @@ const run = (file: string, ...extra: string[]): string[] => [
   ...extra,
   `${SERVERS}/${file}`,
 ];
+// The audit log reads its file's end to continue the chain, so /dev/null must be readable too.
 const GUARDED_WRITE = "--allow-write=/dev/null";
+const GUARDED_READ = "--allow-read=/dev/null";
+const baselineRun = (file: string, ...extra: string[]): string[] => [
+  "run",
+  "--lock=tests/deno.lock",
+  "--no-prompt",
+  ...extra,
+  `${BASELINE}/${file}`,
+];
 const NET = "--allow-net=127.0.0.1";
 
 const began = performance.now();
@@ -115,7 +139,7 @@ function stdioSpecs(): ServerSpec[] {
     {
       name: "Warden + 4 guardrails",
       command: deno,
-      args: [...run("warden_server.ts", GUARDED_WRITE), "--guardrails"],
+      args: [...run("warden_server.ts", GUARDED_WRITE, GUARDED_READ), "--guardrails"],
       cwd: ROOT,
     },
     {
@@ -128,13 +152,31 @@ function stdioSpecs(): ServerSpec[] {
     {
       name: "Warden + 4 guardrails, 2026-07-28 era",
       command: deno,
-      args: [...run("warden_server.ts", GUARDED_WRITE), "--guardrails"],
+      args: [...run("warden_server.ts", GUARDED_WRITE, GUARDED_READ), "--guardrails"],
       cwd: ROOT,
       modern: true,
     },
     { name: `SDK ${SDK1} Deno`, command: deno, args: run("sdk_server.mjs"), cwd: ROOT },
     { name: `SDK ${SDK2} Deno`, command: deno, args: run("sdk2_server.mjs", "-A"), cwd: ROOT },
   ];
+  if (BASELINE !== undefined) {
+    specs.splice(
+      3,
+      0,
+      {
+        name: "Warden (baseline)",
+        command: deno,
+        args: baselineRun("warden_server.ts"),
+        cwd: ROOT,
+      },
+      {
+        name: "Warden + 4 guardrails (baseline)",
+        command: deno,
+        args: [...baselineRun("warden_server.ts", GUARDED_WRITE, GUARDED_READ), "--guardrails"],
+        cwd: ROOT,
+      },
+    );
+  }
   if (node.node !== undefined) {
     specs.push(
       { name: `SDK ${SDK1} Node`, command: "node", args: [`${SERVERS}/sdk_server.mjs`], cwd: ROOT },
@@ -146,7 +188,7 @@ function stdioSpecs(): ServerSpec[] {
       },
     );
   }
-  return specs;
+  return specs.filter((spec) => picked(spec.name));
 }
 
 /** An HTTP run: a server, the traffic sent, and the ceiling run it is compared with. */
@@ -163,7 +205,7 @@ function httpCases(): HttpCase[] {
     name: `Warden ${kind}${guarded ? " + 4 guardrails" : ""}`,
     command: deno,
     args: [
-      ...run("http_server.ts", NET, ...(guarded ? [GUARDED_WRITE] : [])),
+      ...run("http_server.ts", NET, ...(guarded ? [GUARDED_WRITE, GUARDED_READ] : [])),
       kind,
       ...(guarded ? ["--guardrails"] : []),
     ],
@@ -205,6 +247,28 @@ function httpCases(): HttpCase[] {
       },
     );
   }
+  if (BASELINE !== undefined) {
+    for (
+      const [kind, traffic] of [["warden-stateless", "stateless"], [
+        "warden-stateless",
+        "era-2026",
+      ]] as const
+    ) {
+      cases.push({
+        label: `Warden (baseline), ${
+          traffic === "stateless" ? "legacy stateless" : "2026-07-28 era"
+        }`,
+        spec: {
+          name: "Warden (baseline)",
+          command: deno,
+          args: [...baselineRun("http_server.ts", NET), kind],
+          cwd: ROOT,
+        },
+        traffic,
+        ceiling: stateless,
+      });
+    }
+  }
   const sdk = (name: string, file: string, ...extra: string[]): HttpServerSpec => ({
     name,
     command: deno,
@@ -244,7 +308,7 @@ function httpCases(): HttpCase[] {
       ceiling: stateless,
     });
   }
-  return cases;
+  return cases.filter((entry) => picked(entry.label));
 }
 
 // ---- stdio ----
@@ -290,7 +354,7 @@ if (parts.has("memory")) {
   const stdioSpec = (name: string, file: string, ...extra: string[]): ServerSpec => ({
     name,
     command: deno,
-    args: [...run(file, GUARDED_WRITE), ...extra],
+    args: [...run(file, GUARDED_WRITE, GUARDED_READ), ...extra],
     cwd: ROOT,
   });
   const ceilingStdio = stdioSpec("ceiling", "ceiling_stdio.ts");

@@ -7,7 +7,7 @@
  * same server in-process with {@linkcode createEchoServer}.
  *
  * Run: `deno run tests/bench/servers/warden_server.ts`, or
- * `deno run --allow-write=/dev/null tests/bench/servers/warden_server.ts --guardrails`
+ * `deno run --allow-read=/dev/null --allow-write=/dev/null tests/bench/servers/warden_server.ts --guardrails`
  *
  * @module
  */
