@@ -502,10 +502,11 @@ if (ceilingStdio !== undefined && warden !== undefined && guarded !== undefined)
   );
 }
 const httpOf = (label: string) => httpSeries.get(label);
-const [ceilingHttp, wardenHttp, guardedHttp] = [
+const [ceilingHttp, wardenHttp, guardedHttp, modernHttp] = [
   "ceiling (bare Deno.serve), stateless",
   "Warden, legacy stateless",
   "Warden, legacy stateless + 4 guardrails",
+  "Warden, 2026-07-28 era",
 ].map(httpOf);
 if (ceilingHttp !== undefined && wardenHttp !== undefined && guardedHttp !== undefined) {
   targets.push(
@@ -516,6 +517,13 @@ if (ceilingHttp !== undefined && wardenHttp !== undefined && guardedHttp !== und
       direction: "at-least",
       limit: 0.6,
     },
+    ...(modernHttp === undefined ? [] : [{
+      figure: "HTTP 2026-07-28 era tools/call req/s (16 connections)",
+      server: modernHttp.perSecond.values,
+      reference: ceilingHttp.perSecond.values,
+      direction: "at-least" as const,
+      limit: 0.6,
+    }]),
     {
       figure: "HTTP peak RSS (stateless load)",
       server: wardenHttp.peakRss.values,
