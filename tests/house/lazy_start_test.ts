@@ -21,6 +21,8 @@ const LAZY: readonly string[] = [
   "src/eras/tasks/memory_task_store.ts",
   "src/extensions/skills/methods.ts",
   "src/http/handler.ts",
+  "src/server/http_listener.ts",
+  "src/eras/modern/request_state.ts",
 ];
 
 interface Module {
