@@ -89,8 +89,8 @@ export function createServer<
   });
   const now = options.now ?? Date.now;
   const skills = new SkillCatalog(core, options.pageSize);
-  // The modern era, tasks and skills methods load on first use; their options are checked now.
-  const { dispatcher, close: closeDoors } = createDoors({
+  // The modern era, tasks and skills methods load on first use; the task options are checked now.
+  const { dispatcher, close } = createDoors({
     skills,
     core,
     options,
@@ -124,16 +124,8 @@ export function createServer<
   if (options.store !== undefined) changes.join(options.store, log);
   registerItems(registry, options);
   const store = options.store;
-  const shutdown = {
-    tasks: { close: closeDoors },
-    subscriptions,
-    embedded,
-    live,
-    changes,
-    guardrails,
-    store,
-    log,
-  };
+  const tasks = { close };
+  const shutdown = { tasks, subscriptions, embedded, live, changes, guardrails, store, log };
   return serverOf({
     registry,
     core,
