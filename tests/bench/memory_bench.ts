@@ -7,7 +7,9 @@
  * - `subscriptions`: 1,000 `resources/subscribe` of distinct URIs in one
  *   legacy stdio session, each answered, all left open;
  * - `queued`: 10,000 `tools/call`s of `echo` written to stdio in one go, so
- *   they queue in the server, every reply checked;
+ *   they queue in the server, every reply checked. The bench server's
+ *   in-flight quota is raised to 10,000 (`--inflight`): at the default, 64
+ *   a principal, the calls past it are refused at once, which is the bound;
  * - `listen`: 1,000 `subscriptions/listen` streams of revision 2026-07-28
  *   over HTTP (SSE), opened 16 at a time, each acknowledged, all left open.
  *   Each comes from its own principal (an `x-user` header the bench server

@@ -361,6 +361,8 @@ if (parts.has("memory")) {
     cwd: ROOT,
   });
   const ceilingStdio = stdioSpec("ceiling", "ceiling_stdio.ts");
+  // The calls are written at once, so all are in flight: the quota (64 a principal) must let them.
+  const inflight = ["--inflight", String(size("queued"))];
   const loads: {
     load: string;
     ceiling: () => Promise<number>;
@@ -397,13 +399,14 @@ if (parts.has("memory")) {
       servers: [
         {
           label: "Warden",
-          peak: () => queuedPeak(stdioSpec("Warden", "warden_server.ts"), size("queued")),
+          peak: () =>
+            queuedPeak(stdioSpec("Warden", "warden_server.ts", ...inflight), size("queued")),
         },
         {
           label: "Warden + 4 guardrails",
           peak: () =>
             queuedPeak(
-              stdioSpec("Warden + 4 guardrails", "warden_server.ts", "--guardrails"),
+              stdioSpec("Warden + 4 guardrails", "warden_server.ts", "--guardrails", ...inflight),
               size("queued"),
             ),
         },
