@@ -199,21 +199,29 @@ const CONTENT = {
   },
 };
 
+/** The bundled meta-schemas by URI, built on first use (most schemas never name one). */
+let metaSchemas: ReadonlyMap<string, unknown> | undefined;
+
 /**
- * The bundled meta-schemas, by URI. Each is cloned so that no schema object
- * is shared between two documents (an object belongs to one base URI).
+ * The bundled meta-schema at `uri`, or undefined. Each is cloned once, so
+ * that no schema object is shared between two documents (an object belongs
+ * to one base URI); the map is built when a schema first refers to one, not
+ * at start.
  */
-export const META_SCHEMAS: ReadonlyMap<string, unknown> = new Map<string, unknown>(([
-  [`${BASE}/schema`, SCHEMA],
-  [`${BASE}/meta/core`, CORE],
-  [`${BASE}/meta/applicator`, APPLICATOR],
-  [`${BASE}/meta/unevaluated`, UNEVALUATED],
-  [`${BASE}/meta/validation`, VALIDATION],
-  [`${BASE}/meta/meta-data`, META_DATA],
-  [`${BASE}/meta/format-annotation`, FORMAT_ANNOTATION],
-  [`${BASE}/meta/format-assertion`, FORMAT_ASSERTION],
-  [`${BASE}/meta/content`, CONTENT],
-] as const).map(([uri, schema]) => [uri, structuredClone(schema)]));
+export function metaSchema(uri: string): unknown {
+  metaSchemas ??= new Map<string, unknown>(([
+    [`${BASE}/schema`, SCHEMA],
+    [`${BASE}/meta/core`, CORE],
+    [`${BASE}/meta/applicator`, APPLICATOR],
+    [`${BASE}/meta/unevaluated`, UNEVALUATED],
+    [`${BASE}/meta/validation`, VALIDATION],
+    [`${BASE}/meta/meta-data`, META_DATA],
+    [`${BASE}/meta/format-annotation`, FORMAT_ANNOTATION],
+    [`${BASE}/meta/format-assertion`, FORMAT_ASSERTION],
+    [`${BASE}/meta/content`, CONTENT],
+  ] as const).map(([uri, schema]) => [uri, structuredClone(schema)]));
+  return metaSchemas.get(uri);
+}
 
 /** The format-assertion vocabulary: a dialect using it asserts `format`. */
 export const FORMAT_ASSERTION_VOCABULARY = `${BASE}/vocab/format-assertion`;

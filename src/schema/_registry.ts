@@ -13,7 +13,7 @@
  * @module
  */
 
-import { META_SCHEMAS } from "./_metaschemas.ts";
+import { metaSchema } from "./_metaschemas.ts";
 import { isJsonObject, type JsonObject } from "./_values.ts";
 
 /** The base URI of a root schema without `$id`: reserved, so never fetched or confused. */
@@ -144,7 +144,7 @@ export class SchemaRegistry {
   resource(uri: string): Resource | undefined {
     const found = this.#resources.get(uri);
     if (found !== undefined) return found;
-    const document = this.#documents.get(uri) ?? META_SCHEMAS.get(uri);
+    const document = this.#documents.get(uri) ?? metaSchema(uri);
     return document === undefined ? undefined : this.add(document, uri);
   }
 

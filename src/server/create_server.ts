@@ -14,13 +14,14 @@ import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import { SkillCatalog } from "../extensions/skills/catalog.ts";
-import { SKILLS_METHOD_NAMES } from "../extensions/skills/methods.ts";
-import { MODERN_METHOD_NAMES } from "../eras/methods/modern.ts";
+import { SKILLS_METHOD_NAMES } from "../extensions/skills/method_names.ts";
+import { MODERN_METHOD_NAMES } from "../eras/methods/modern_names.ts";
+import { checkTaskOptions } from "../eras/tasks/options.ts";
 import { bundleOf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
-import { createDispatcher, createTaskRunner } from "./eras.ts";
+import { createDoors } from "./eras.ts";
 import { LiveSessions } from "./live_sessions.ts";
 import { maskedLog, serverMasker } from "./masker.ts";
 import { resolveOptions } from "./options.ts";
@@ -87,16 +88,16 @@ export function createServer<
     mask: services.callMask,
   });
   const now = options.now ?? Date.now;
-  const tasks = createTaskRunner(options, services, subscriptions, now, log);
   const skills = new SkillCatalog(core, options.pageSize);
-  const dispatcher = createDispatcher({
+  // The modern era, tasks and skills methods load on first use; the task options are checked now.
+  const { dispatcher, close } = createDoors({
     skills,
     core,
     options,
     resolved,
     services,
     subscriptions,
-    tasks,
+    taskTimes: checkTaskOptions(options.tasks),
     now,
     rootsChanged: (session) => roots.rootsChanged(session),
     log,
@@ -123,6 +124,7 @@ export function createServer<
   if (options.store !== undefined) changes.join(options.store, log);
   registerItems(registry, options);
   const store = options.store;
+  const tasks = { close };
   const shutdown = { tasks, subscriptions, embedded, live, changes, guardrails, store, log };
   return serverOf({
     registry,

@@ -1,34 +1,30 @@
 /**
  * The two era front doors of one server, built over its request core: the
- * legacy and modern method tables, the task runner the modern one starts
- * tasks with, and the dispatcher that routes each message to its era.
+ * legacy method table at once, and the modern one (with the tasks and skills
+ * extensions) on the first request that needs it, then the dispatcher that
+ * routes each message to its era.
  *
  * @module
  */
 
-import { Dispatcher } from "../dispatcher/dispatcher.ts";
+import { Dispatcher, type MethodHandler } from "../dispatcher/dispatcher.ts";
 import type { ContextServices } from "../core/context_base.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../core/lifecycle.ts";
-import { PrincipalCounts } from "../core/quotas.ts";
 import type { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { legacyMethods } from "../eras/methods/legacy.ts";
-import { modernMethods } from "../eras/methods/modern.ts";
-import { discoverResult, type DiscoverSource } from "../eras/modern/discover.ts";
+import { methodNotFound, MODERN_METHOD_LIST } from "../eras/methods/modern_names.ts";
+import { discoverResult } from "../eras/modern/discover.ts";
 import { META_KEYS } from "../eras/modern/meta.ts";
-import { StateSealer } from "../eras/modern/request_state.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import { resolveTaskOptions } from "../eras/tasks/options.ts";
+import type { TaskTimes } from "../eras/tasks/options.ts";
 import type { SkillCatalog } from "../extensions/skills/catalog.ts";
-import { skillsMethods } from "../extensions/skills/methods.ts";
-import { TaskRunner } from "../eras/tasks/runner.ts";
-import { storedStateSecrets } from "../store/sealing_keys.ts";
+import { SKILLS_METHOD_LIST } from "../extensions/skills/method_names.ts";
+import { LazyPart } from "./lazy_part.ts";
+import type { ModernDoor } from "./modern_door.ts";
 import type { ResolvedOptions } from "./options.ts";
 import { routeEras } from "./router.ts";
 import type { ServerOptions } from "./types.ts";
-
-/** A sealed state carries answers; beyond this size the client is asked to start over. */
-const MAX_REQUEST_STATE_BYTES = 256 * 1024;
 
 /** What the front doors are built from. */
 export interface EraDeps {
@@ -42,8 +38,8 @@ export interface EraDeps {
   readonly services: ContextServices;
   /** The modern era's subscriptions. */
   readonly subscriptions: SubscriptionHub;
-  /** The task runner. */
-  readonly tasks: TaskRunner;
+  /** The tasks' times, checked when the server was created. */
+  readonly taskTimes: TaskTimes;
   /** The published skills (the skills extension's methods answer from it). */
   readonly skills: SkillCatalog;
   /** The server's clock. */
@@ -54,56 +50,69 @@ export interface EraDeps {
   readonly log: (message: string) => void;
 }
 
-/**
- * The task runner of a server: where tasks are kept (the shared store's
- * unless the options name one), and where their changes are announced.
- */
-export function createTaskRunner(
-  options: ServerOptions,
-  services: ContextServices,
-  subscriptions: SubscriptionHub,
-  now: () => number,
-  log: (message: string) => void,
-): TaskRunner {
-  const tasks: TaskRunner = new TaskRunner({
-    ...resolveTaskOptions(options.tasks, now, options.store, options.quotas?.tasks),
-    services,
-    now,
-    log,
-    changed: (task) => subscriptions.taskChanged(task.taskId, task.principal, tasks.notice(task)),
-  });
-  return tasks;
+/** A server's dispatcher, and how its lazily loaded parts close. */
+export interface EraDoors {
+  /** Routes each message to its era. */
+  readonly dispatcher: Dispatcher<McpSession>;
+  /** Cancels running tasks and closes the task store (see shutdown.ts). */
+  close(): Promise<void>;
 }
 
+type Handler = MethodHandler<McpSession>;
+
 /** The dispatcher of a server: both eras' tables, or the legacy one alone. */
-export function createDispatcher(deps: EraDeps): Dispatcher<McpSession> {
+export function createDoors(deps: EraDeps): EraDoors {
+  const door = new LazyPart<ModernDoor>(
+    // A static specifier, so that `deno compile` and `deno publish` include the module.
+    async () => (await import("./modern_door.ts")).openModernDoor(deps),
+    "the 2026-07-28 era and the tasks and skills extensions",
+    deps.log,
+  );
   const legacy = legacyTables(deps);
-  const modern = modernTable(deps);
-  const skills = skillsMethods({
-    core: deps.core,
-    catalog: deps.skills,
-    services: deps.services,
-    serverInfo: deps.resolved.serverInfo,
-    listTtlMs: deps.resolved.listTtlMs,
-    readTtlMs: deps.resolved.readTtlMs,
-    callerScoped: deps.options.http?.authenticate !== undefined ||
-      deps.options.http?.auth !== undefined,
-  });
-  for (const [name, handler] of skills.legacy) legacy.methods.set(name, handler);
-  for (const [name, handler] of skills.modern) modern.set(name, handler);
+  const modern = new Map<string, Handler>();
+  for (const name of MODERN_METHOD_LIST) modern.set(name, deferred(door, name, (d) => d.modern));
+  // The skills methods do not exist while no skill is published: no need to load them to say so.
+  const served = (): boolean => deps.skills.size > 0;
+  for (const name of SKILLS_METHOD_LIST) {
+    legacy.methods.set(name, deferred(door, name, (d) => d.skills.legacy, served));
+    modern.set(name, deferred(door, name, (d) => d.skills.modern, served));
+  }
   const tables = deps.resolved.modern
     ? routeEras(legacy, { methods: modern, notifications: legacy.notifications })
     : legacy;
-  return new Dispatcher<McpSession>({ ...tables, log: deps.log, mask: deps.services.callMask });
+  const dispatcher = new Dispatcher<McpSession>({
+    ...tables,
+    log: deps.log,
+    mask: deps.services.callMask,
+  });
+  return { dispatcher, close: () => closeDoor(door, deps.options) };
 }
 
-/** What `server/discover` tells either era. */
-function discovery(deps: EraDeps): DiscoverSource {
-  return {
-    core: deps.core,
-    supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
-    instructions: deps.options.instructions,
+/** A handler that loads the door on its first call; once it is loaded, calls through at once. */
+function deferred(
+  door: LazyPart<ModernDoor>,
+  name: string,
+  table: (door: ModernDoor) => ReadonlyMap<string, Handler>,
+  served: () => boolean = () => true,
+): Handler {
+  const call = (loaded: ModernDoor, ...args: Parameters<Handler>): ReturnType<Handler> => {
+    const handler = table(loaded).get(name);
+    if (handler === undefined) throw methodNotFound(name);
+    return handler(...args);
   };
+  return (params, context) => {
+    if (!served()) throw methodNotFound(name);
+    const loaded = door.value;
+    if (loaded !== undefined) return call(loaded, params, context);
+    return door.get().then((opened) => call(opened, params, context));
+  };
+}
+
+/** Closes the task runner if it was loaded; else the task store the options gave, as it would. */
+async function closeDoor(door: LazyPart<ModernDoor>, options: ServerOptions): Promise<void> {
+  const loaded = await door.close();
+  if (loaded !== undefined) await loaded.tasks.close();
+  else options.tasks?.store?.close();
 }
 
 function legacyTables(deps: EraDeps): ReturnType<typeof legacyMethods> {
@@ -117,7 +126,11 @@ function legacyTables(deps: EraDeps): ReturnType<typeof legacyMethods> {
   });
   // A legacy client may call server/discover too; it gets the same answer, with no _meta needed.
   if (resolved.modern) {
-    const shared = discovery(deps);
+    const shared = {
+      core: deps.core,
+      supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
+      instructions: deps.options.instructions,
+    };
     legacy.methods.set("server/discover", () => ({
       ...discoverResult(shared),
       resultType: "complete",
@@ -125,28 +138,4 @@ function legacyTables(deps: EraDeps): ReturnType<typeof legacyMethods> {
     }));
   }
   return legacy;
-}
-
-function modernTable(deps: EraDeps): ReturnType<typeof modernMethods> {
-  const { options, resolved } = deps;
-  return modernMethods({
-    ...discovery(deps),
-    serverInfo: resolved.serverInfo,
-    services: deps.services,
-    sealer: new StateSealer(
-      resolved.stateSecrets,
-      MAX_REQUEST_STATE_BYTES,
-      options.store === undefined ? undefined : storedStateSecrets(options.store),
-      resolved.quotas.requestStates,
-    ),
-    subscriptions: deps.subscriptions,
-    listenStreams: new PrincipalCounts(resolved.quotas.listenStreams),
-    listTtlMs: resolved.listTtlMs,
-    readTtlMs: resolved.readTtlMs,
-    callerScoped: options.http?.authenticate !== undefined || options.http?.auth !== undefined,
-    maxInputRounds: resolved.maxInputRounds,
-    requestStateTtlMs: resolved.requestStateTtlMs,
-    now: deps.now,
-    tasks: deps.tasks,
-  });
 }

@@ -8,7 +8,7 @@
 import { checkTtl } from "../core/cache.ts";
 import type { Implementation } from "../core/lifecycle.ts";
 import { type Quotas, resolveQuotas } from "../core/quotas.ts";
-import { checkSecret } from "../eras/modern/request_state.ts";
+import { checkSecret } from "../eras/modern/state_secret.ts";
 import type { StateSecret } from "../store/sealing_keys.ts";
 import type { ServerOptions } from "./types.ts";
 

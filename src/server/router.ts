@@ -10,7 +10,7 @@
 import type { MethodHandler, NotificationHandler } from "../dispatcher/dispatcher.ts";
 import type { McpSession } from "../core/session.ts";
 import { isModernRequest } from "../eras/modern/meta.ts";
-import { methodNotFound, REMOVED_NOTIFICATIONS } from "../eras/methods/modern.ts";
+import { methodNotFound, REMOVED_NOTIFICATIONS } from "../eras/methods/modern_names.ts";
 
 /** The tables of one era. */
 export interface EraTables {

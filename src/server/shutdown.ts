@@ -11,7 +11,6 @@
 import type { Guardrail } from "../call/guardrail.ts";
 import type { McpSession } from "../core/session.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import type { TaskRunner } from "../eras/tasks/runner.ts";
 import type { SharedStore } from "../store/shared_store.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { LiveSessions } from "./live_sessions.ts";
@@ -21,8 +20,8 @@ const ABORT_WAIT_MS = 1000;
 
 /** What a server's shutdown ends. */
 export interface ShutdownParts {
-  /** The task runner. */
-  readonly tasks: TaskRunner;
+  /** The task runner, when the modern era was loaded (else the task store the options gave). */
+  readonly tasks: { close(): Promise<void> };
   /** The modern era's subscriptions. */
   readonly subscriptions: SubscriptionHub;
   /** The session `server.handle()` runs on. */

@@ -13,7 +13,8 @@
  *   and guarded, the 2026-07-28 era where a server serves it, the SDK v1
  *   (Deno and Node) and v2 (Deno);
  * - memory under load (tests/bench/memory_bench.ts): 10,000 legacy HTTP
- *   sessions, 1,000 subscriptions, 10,000 queued stdio calls;
+ *   sessions, 1,000 subscriptions, 1,000 open subscriptions/listen streams,
+ *   10,000 queued stdio calls;
  * - the `deno bench` micro-benchmarks.
  *
  * It prints the markdown report; `--docs` also writes it into
@@ -34,6 +35,7 @@ import { fileURLToPath } from "node:url";
 import { coldStart, type HarnessOptions, type Measurement, measureServer } from "./harness.ts";
 import { hasWrk, type HttpMeasurement, type HttpServerSpec, measureHttp } from "./http_bench.ts";
 import {
+  listenPeak,
   type MemoryScenario,
   queuedPeak,
   sessionsPeak,
@@ -340,10 +342,11 @@ for (let round = 1; round <= rounds; round++) {
 const memoryRows: MemoryRow[] = [];
 if (parts.has("memory")) {
   const size = (scenario: MemoryScenario): number =>
-    flags.quick ? { sessions: 500, subscriptions: 100, queued: 1000 }[scenario] : {
+    flags.quick ? { sessions: 500, subscriptions: 100, queued: 1000, listen: 100 }[scenario] : {
       sessions: 10_000,
       subscriptions: 1_000,
       queued: 10_000,
+      listen: 1_000,
     }[scenario];
   const httpSpec = (kind: string): HttpServerSpec => ({
     name: kind,
@@ -358,6 +361,8 @@ if (parts.has("memory")) {
     cwd: ROOT,
   });
   const ceilingStdio = stdioSpec("ceiling", "ceiling_stdio.ts");
+  // The calls are written at once, so all are in flight: the quota (64 a principal) must let them.
+  const inflight = ["--inflight", String(size("queued"))];
   const loads: {
     load: string;
     ceiling: () => Promise<number>;
@@ -381,18 +386,27 @@ if (parts.has("memory")) {
       }],
     },
     {
+      load: `${size("listen").toLocaleString("en-US")} open subscriptions/listen streams (HTTP)`,
+      ceiling: () => listenPeak(httpSpec("ceiling"), size("listen")),
+      servers: [{
+        label: "Warden",
+        peak: () => listenPeak(httpSpec("warden-listen"), size("listen")),
+      }],
+    },
+    {
       load: `${size("queued").toLocaleString("en-US")} queued stdio calls`,
       ceiling: () => queuedPeak(ceilingStdio, size("queued")),
       servers: [
         {
           label: "Warden",
-          peak: () => queuedPeak(stdioSpec("Warden", "warden_server.ts"), size("queued")),
+          peak: () =>
+            queuedPeak(stdioSpec("Warden", "warden_server.ts", ...inflight), size("queued")),
         },
         {
           label: "Warden + 4 guardrails",
           peak: () =>
             queuedPeak(
-              stdioSpec("Warden + 4 guardrails", "warden_server.ts", "--guardrails"),
+              stdioSpec("Warden + 4 guardrails", "warden_server.ts", "--guardrails", ...inflight),
               size("queued"),
             ),
         },

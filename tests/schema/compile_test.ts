@@ -423,6 +423,9 @@ Deno.test("compileSchema() builds code with new Function unless codegen is false
     });
     const generated = compileSchema(ORDER);
     const closures = compileSchema(ORDER, { codegen: false });
+    // Checked and compiled at once, the source generated on the first call only.
+    assert.equal(sources.length, 0);
+    assert.deepEqual(generated({ order_id: "ORD-1", quantity: 1 }), []);
     assert.equal(sources.length, 1);
     assert.match(sources[0] ?? "", /function validate\(v\)/);
     const value = { order_id: "17", items: [{ name: "" }, 3], "odd key": 1, extra: true };

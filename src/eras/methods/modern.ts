@@ -8,7 +8,6 @@
  */
 
 import type { MethodHandler } from "../../dispatcher/dispatcher.ts";
-import { ErrorCode, quote, RpcError } from "../../jsonrpc/errors.ts";
 import type { McpSession } from "../../core/session.ts";
 import { readRequestMeta } from "../modern/meta.ts";
 import { tasksCancel, tasksGet, tasksUpdate } from "../tasks/methods.ts";
@@ -22,31 +21,32 @@ import {
   listResourceTemplates,
   listTools,
 } from "./modern_reads.ts";
+import { MODERN_METHOD_LIST, type ModernMethodName } from "./modern_names.ts";
 
 export type { ModernDeps } from "./modern_deps.ts";
+export {
+  methodNotFound,
+  MODERN_METHOD_NAMES,
+  REMOVED_METHODS,
+  REMOVED_NOTIFICATIONS,
+} from "./modern_names.ts";
 
-/** The modern method table: one row per method, each a named function. */
-const MODERN_METHODS: readonly (readonly [string, ModernMethod])[] = [
-  ["server/discover", discover],
-  ["tools/list", listTools],
-  ["resources/list", listResources],
-  ["prompts/list", listPrompts],
-  ["resources/templates/list", listResourceTemplates],
-  ["tools/call", callTool],
-  ["resources/read", readResource],
-  ["prompts/get", getPrompt],
-  ["completion/complete", complete],
-  ["subscriptions/listen", listen],
-  // The tasks extension (there is no tasks/result or tasks/list).
-  ["tasks/get", tasksGet],
-  ["tasks/update", tasksUpdate],
-  ["tasks/cancel", tasksCancel],
-];
-
-/** The names of the methods revision 2026-07-28 serves: any other is "not implemented". */
-export const MODERN_METHOD_NAMES: ReadonlySet<string> = new Set(
-  MODERN_METHODS.map(([name]) => name),
-);
+/** The modern method table: one function per method, each named (the names have their own file). */
+const MODERN_METHODS: Readonly<Record<ModernMethodName, ModernMethod>> = {
+  "server/discover": discover,
+  "tools/list": listTools,
+  "resources/list": listResources,
+  "prompts/list": listPrompts,
+  "resources/templates/list": listResourceTemplates,
+  "tools/call": callTool,
+  "resources/read": readResource,
+  "prompts/get": getPrompt,
+  "completion/complete": complete,
+  "subscriptions/listen": listen,
+  "tasks/get": tasksGet,
+  "tasks/update": tasksUpdate,
+  "tasks/cancel": tasksCancel,
+};
 
 /**
  * Builds the modern method table for one server: each row's function,
@@ -54,32 +54,9 @@ export const MODERN_METHOD_NAMES: ReadonlySet<string> = new Set(
  */
 export function modernMethods(deps: ModernDeps): Map<string, MethodHandler<McpSession>> {
   const methods = new Map<string, MethodHandler<McpSession>>();
-  for (const [name, method] of MODERN_METHODS) {
+  for (const name of MODERN_METHOD_LIST) {
+    const method = MODERN_METHODS[name];
     methods.set(name, (params, request) => method(deps, params, request, readRequestMeta(params)));
   }
   return methods;
-}
-
-/** Methods of the legacy era that revision 2026-07-28 removed (404 over HTTP). */
-export const REMOVED_METHODS: ReadonlySet<string> = new Set([
-  "initialize",
-  "ping",
-  "logging/setLevel",
-  "resources/subscribe",
-  "resources/unsubscribe",
-]);
-
-/**
- * Notifications of the legacy era that revision 2026-07-28 removed: a
- * modern one is ignored (there is no session to initialize, and the
- * client's roots come with each request).
- */
-export const REMOVED_NOTIFICATIONS: ReadonlySet<string> = new Set([
-  "notifications/initialized",
-  "notifications/roots/list_changed",
-]);
-
-/** The error for a method a modern request cannot use. */
-export function methodNotFound(method: string): RpcError {
-  return new RpcError(ErrorCode.MethodNotFound, `Method not found: ${quote(method)}`);
 }

@@ -15,6 +15,8 @@
 import { invalidParamsError, type RpcError } from "../../jsonrpc/errors.ts";
 import type { SecretSource, StateSecret } from "../../store/sealing_keys.ts";
 
+export { checkSecret, MIN_SECRET_BYTES } from "./state_secret.ts";
+
 /** What a state is bound to: a retry must match every field. */
 export interface StateBinding {
   /** The principal the state was minted for; null when anonymous. */
@@ -56,9 +58,6 @@ export interface OpenedState extends StatePayload {
 /** How many opened states are remembered (until they expire) to tell replays. */
 const MAX_REMEMBERED = 100_000;
 
-/** The smallest secret accepted, in bytes: an AES-256 key's worth. */
-export const MIN_SECRET_BYTES = 32;
-
 const VERSION = "w1";
 
 function base64url(bytes: Uint8Array): string {
@@ -76,19 +75,6 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> | undefined {
     return Uint8Array.from(binary, (c) => c.charCodeAt(0));
   } catch {
     return undefined;
-  }
-}
-
-/** Checks a configured secret; throws a RangeError naming the option. */
-export function checkSecret(secret: unknown, option: string): asserts secret is StateSecret {
-  const bytes = typeof secret === "string"
-    ? new TextEncoder().encode(secret).length
-    : secret instanceof Uint8Array
-    ? secret.length
-    : -1;
-  if (bytes < 0) throw new TypeError(`${option} must be a string or a Uint8Array`);
-  if (bytes < MIN_SECRET_BYTES) {
-    throw new RangeError(`${option} must be at least ${MIN_SECRET_BYTES} bytes of secret`);
   }
 }
 

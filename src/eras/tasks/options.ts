@@ -4,9 +4,6 @@
  * @module
  */
 
-import type { SharedStore } from "../../store/shared_store.ts";
-import { SharedTaskStore } from "./shared_task_store.ts";
-import { MemoryTaskStore } from "./memory_task_store.ts";
 import type { TaskStore } from "./store.ts";
 
 /**
@@ -38,24 +35,18 @@ export interface TaskOptions {
   pollIntervalMs?: number;
 }
 
-/** Task options with every default filled in. */
-export interface ResolvedTaskOptions {
-  readonly store: TaskStore;
+/** The task options' numbers, defaults applied. */
+export interface TaskTimes {
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
 }
 
 /**
- * Checks the task options and fills in the defaults; `shared` is the
- * server's shared store, `maxTasksPerPrincipal` the quota the default
- * stores keep.
+ * Checks the task options' numbers and fills in their defaults. It runs in
+ * `createServer`, so a bad option fails there, while the stores and the
+ * runner load with the modern era, on its first request.
  */
-export function resolveTaskOptions(
-  options: TaskOptions | undefined,
-  now: () => number,
-  shared?: SharedStore,
-  maxTasksPerPrincipal?: number,
-): ResolvedTaskOptions {
+export function checkTaskOptions(options: TaskOptions | undefined): TaskTimes {
   const ttlMs = options?.ttlMs === undefined ? 3_600_000 : options.ttlMs;
   if (ttlMs !== null && (!Number.isInteger(ttlMs) || ttlMs < 1)) {
     throw new RangeError("Cannot create server: tasks.ttlMs must be a positive integer or null");
@@ -64,8 +55,5 @@ export function resolveTaskOptions(
   if (!Number.isInteger(pollIntervalMs) || pollIntervalMs < 1) {
     throw new RangeError("Cannot create server: tasks.pollIntervalMs must be a positive integer");
   }
-  const bounds = maxTasksPerPrincipal === undefined ? { now } : { now, maxTasksPerPrincipal };
-  const store = options?.store ??
-    (shared === undefined ? new MemoryTaskStore(bounds) : new SharedTaskStore(shared, bounds));
-  return { store, ttlMs, pollIntervalMs };
+  return { ttlMs, pollIntervalMs };
 }

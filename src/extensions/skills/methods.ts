@@ -24,6 +24,7 @@ import { listHints, readHints } from "../../eras/modern/caching.ts";
 import { modernError, modernFacts, modernResult } from "../../eras/modern/exchange.ts";
 import { readRequestMeta } from "../../eras/modern/meta.ts";
 import type { SkillCatalog } from "./catalog.ts";
+import { SKILLS_METHOD_LIST, type SkillsMethodName } from "./method_names.ts";
 import { SKILL_FILE, skillUriPath } from "./names.ts";
 
 /** What the skills methods need from the server. */
@@ -54,23 +55,21 @@ type SkillsMethod = (
   request: MethodContext<McpSession>,
 ) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
-/** The extension's methods, one row each, served in both eras. */
-const SKILLS_METHODS: readonly (readonly [string, SkillsMethod])[] = [
-  ["skills/list", listSkills],
-  ["skills/get", getSkill],
-  ["resources/directory/read", readDirectory],
-];
+/** The extension's methods, one function each, served in both eras. */
+const SKILLS_METHODS: Readonly<Record<SkillsMethodName, SkillsMethod>> = {
+  "skills/list": listSkills,
+  "skills/get": getSkill,
+  "resources/directory/read": readDirectory,
+};
 
-/** The extension's method names, served while a skill is registered. */
-export const SKILLS_METHOD_NAMES: ReadonlySet<string> = new Set(
-  SKILLS_METHODS.map(([name]) => name),
-);
+export { SKILLS_METHOD_NAMES } from "./method_names.ts";
 
 /** The methods, one table per era. */
 export function skillsMethods(deps: SkillsDeps): Record<Era, Map<string, Handler>> {
   const tables: Record<Era, Map<string, Handler>> = { legacy: new Map(), modern: new Map() };
   for (const era of ["legacy", "modern"] as const) {
-    for (const [name, method] of SKILLS_METHODS) {
+    for (const name of SKILLS_METHOD_LIST) {
+      const method = SKILLS_METHODS[name];
       tables[era].set(name, (params, request) => method(deps, era, params, request));
     }
   }

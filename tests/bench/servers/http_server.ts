@@ -7,7 +7,14 @@
  *   server holding sessions must), `tools/call` of `echo`,
  *   `resources/subscribe`, and notifications (202);
  * - `warden-stateless`: Warden's `serveHttp` with `http: { stateless: true }`;
- * - `warden-session`: Warden's `serveHttp` with sessions (room for 20,000).
+ * - `warden-session`: Warden's `serveHttp` with sessions (room for 20,000);
+ * - `warden-listen`: Warden's `serveHttp` authenticating each request's
+ *   `x-user` header as its principal, for the listen-streams memory figure
+ *   (every quota at its default).
+ *
+ * The ceiling also holds `subscriptions/listen` streams open: it answers one
+ * with an SSE response whose first event acknowledges it, and keeps the
+ * stream in a set until the client cancels it.
  *
  * `--guardrails` turns on all four guardrails on the permissive policy, as
  * in warden_server.ts.
@@ -25,6 +32,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const sessions = new Map<string, { protocolVersion: unknown; subscriptions: Set<string> }>();
+const listening = new Set<ReadableStreamDefaultController<Uint8Array>>();
+const encoder = new TextEncoder();
+
+/** An SSE stream that acknowledges the listen request `id` and stays open until cancelled. */
+function listenStream(id: unknown, params: Record<string, unknown>): Response {
+  const acknowledged = {
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { ...(isRecord(params.notifications) ? params.notifications : {}), _meta: { id } },
+  };
+  let held: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      held = controller;
+      listening.add(controller);
+      controller.enqueue(encoder.encode(`data: ${JSON.stringify(acknowledged)}\n\n`));
+    },
+    cancel() {
+      if (held !== undefined) listening.delete(held);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
 
 /** The ceiling's answer to one request. */
 async function ceiling(request: Request): Promise<Response> {
@@ -49,6 +79,8 @@ async function ceiling(request: Request): Promise<Response> {
       capabilities: { tools: {}, resources: { subscribe: true } },
       serverInfo: { name: "ceiling", version: "1.0.0" },
     };
+  } else if (method === "subscriptions/listen") {
+    return listenStream(id, params);
   } else if (method === "resources/subscribe" && typeof params.uri === "string") {
     const session = sessions.get(request.headers.get("mcp-session-id") ?? "");
     session?.subscriptions.add(params.uri);
@@ -65,14 +97,20 @@ const guarded = Deno.args.includes("--guardrails");
 let port: number;
 if (kind === "ceiling") {
   port = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, ceiling).addr.port;
-} else if (kind === "warden-stateless" || kind === "warden-session") {
+} else if (kind === "warden-stateless" || kind === "warden-session" || kind === "warden-listen") {
   const server = createEchoServer(
     await guardrailsOf(guarded ? PERMISSIVE_POLICY : undefined),
-    kind === "warden-stateless" ? { stateless: true } : { maxSessions: 20_000 },
+    kind === "warden-stateless"
+      ? { stateless: true }
+      : kind === "warden-listen"
+      ? { authenticate: (request) => request.headers.get("x-user") ?? undefined }
+      : { maxSessions: 20_000 },
   );
   port = (await serveHttp(server)).port;
 } else {
-  console.error("Usage: http_server.ts ceiling|warden-stateless|warden-session [--guardrails]");
+  console.error(
+    "Usage: http_server.ts ceiling|warden-stateless|warden-session|warden-listen [--guardrails]",
+  );
   Deno.exit(2);
 }
 console.log(`listening ${port}`);

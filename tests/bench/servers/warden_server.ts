@@ -6,6 +6,9 @@
  * serialised and written as a real one is). The micro-benchmarks build the
  * same server in-process with {@linkcode createEchoServer}.
  *
+ * `--inflight N` raises the in-flight calls quota (64 per principal by
+ * default) for the memory figure that writes 10,000 calls at once.
+ *
  * Run: `deno run tests/bench/servers/warden_server.ts`, or
  * `deno run --allow-read=/dev/null --allow-write=/dev/null tests/bench/servers/warden_server.ts --guardrails`
  *
@@ -18,6 +21,7 @@ import {
   type HttpOptions,
   type ResourceTemplateDefinition,
   type Server,
+  type ServerOptions,
   serveStdio,
 } from "../../../mod.ts";
 import type { Guardrail, GuardrailsConfig } from "../../../guardrails.ts";
@@ -55,10 +59,14 @@ export async function guardrailsOf(policy: GuardrailsConfig | undefined): Promis
 }
 
 /**
- * The benchmark's Warden server, with the given guardrails (none by default)
- * and, for HTTP, the endpoint's options.
+ * The benchmark's Warden server, with the given guardrails (none by default),
+ * for HTTP the endpoint's options, and its quotas (the defaults unless given).
  */
-export function createEchoServer(guardrails: Guardrail[] = [], http?: HttpOptions): Server {
+export function createEchoServer(
+  guardrails: Guardrail[] = [],
+  http?: HttpOptions,
+  quotas?: ServerOptions["quotas"],
+): Server {
   return createServer({
     name: guardrails.length === 0 ? "warden" : "warden-guarded",
     version: "1.0.0",
@@ -66,10 +74,23 @@ export function createEchoServer(guardrails: Guardrail[] = [], http?: HttpOption
     tools: [echo],
     resourceTemplates: [items],
     ...(http === undefined ? {} : { http }),
+    ...(quotas === undefined ? {} : { quotas }),
   });
+}
+
+/** `--inflight N`: the in-flight calls quota (the queued-calls memory figure writes 10,000 at once). */
+function inflightQuota(args: readonly string[]): ServerOptions["quotas"] {
+  const at = args.indexOf("--inflight");
+  if (at === -1) return undefined;
+  const value = Number(args[at + 1]);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError("--inflight takes a positive integer");
+  }
+  return { inflightCalls: value };
 }
 
 if (import.meta.main) {
   const guarded = Deno.args.includes("--guardrails");
-  await serveStdio(createEchoServer(await guardrailsOf(guarded ? PERMISSIVE_POLICY : undefined)));
+  const guardrails = await guardrailsOf(guarded ? PERMISSIVE_POLICY : undefined);
+  await serveStdio(createEchoServer(guardrails, undefined, inflightQuota(Deno.args)));
 }
