@@ -60,7 +60,9 @@ function isLowSurrogate(unit: number): boolean {
 
 /** Whether `text` (JSON) fits `max` bytes; exact counting only when it might not. */
 function fits(text: string, max: number): boolean {
-  // A UTF-16 code unit is at most 3 bytes of UTF-8.
+  // A UTF-16 code unit is at least 1 byte of UTF-8 and at most 3: counting is needed only
+  // between the two bounds (a megabyte of arguments is refused without reading it).
+  if (text.length > max) return false;
   return text.length * 3 <= max || utf8Length(text) <= max;
 }
 
@@ -69,8 +71,11 @@ function fits(text: string, max: number): boolean {
  * cut) that fits `max` bytes, never splitting a surrogate pair.
  */
 export function clipToJson(text: string, max: number): { json: string; cut: boolean } {
-  const whole = escapeSeparators(JSON.stringify(text));
-  if (fits(whole, max)) return { json: whole, cut: false };
+  // Its literal has the text's units and two quotes at least: too long a text is not serialised whole.
+  if (text.length + 2 <= max) {
+    const whole = escapeSeparators(JSON.stringify(text));
+    if (fits(whole, max)) return { json: whole, cut: false };
+  }
   let keep = Math.min(text.length, max);
   for (;;) {
     let end = keep;
@@ -107,23 +112,31 @@ export function boundedEntryJson(
   maxBytes: number,
   report: (error: unknown) => void,
 ): string {
-  const json = escapeSeparators(entryJson(entry, report));
+  const raw = entryJson(entry, report);
+  const json = escapeSeparators(raw);
   const budget = maxBytes - CHAIN_RESERVE_BYTES;
-  return fits(json, budget) ? json : cutEntry(entry, json, budget);
+  if (fits(json, budget)) return json;
+  // Without separators to escape, the arguments' text is the whole's, read back, not rebuilt.
+  return cutEntry(entry, json, budget, json === raw && inEntryOrder(entry));
 }
 
 /** The short fields of an entry, in line order: cut only if the arguments alone cannot make room. */
 const SHORT_FIELDS = ["principal", "client", "method", "name", "request_id"] as const;
 
 /** The entry cut to `budget` bytes: the arguments first, then overlong short fields. */
-function cutEntry(entry: AuditEntry, whole: string, budget: number): string {
+function cutEntry(entry: AuditEntry, whole: string, budget: number, plain: boolean): string {
+  // Encoded once: its length is the size, and the digest reads the same bytes.
+  const bytes = new TextEncoder().encode(whole);
   const marker = {
-    bytes: utf8Length(whole),
-    sha256: createHash("sha256").update(whole, "utf8").digest("hex"),
+    bytes: bytes.length,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
     fields: ["arguments"],
   };
-  const args = argumentsJson(entry.arguments);
-  const shell: Record<string, unknown> = { ...entry, arguments: "", truncated: marker };
+  const args = (plain ? argumentsIn(whole) : undefined) ?? argumentsJson(entry.arguments);
+  // The arguments' place is held by a text no other field can hold (whatever order an entry
+  // assembled by hand has), and the clipped arguments take its place.
+  const hole = JSON.stringify(HOLE);
+  const shell: Record<string, unknown> = { ...entry, arguments: HOLE, truncated: marker };
   let skeleton = escapeSeparators(JSON.stringify(shell));
   if (!fits(skeleton, budget)) {
     for (const field of SHORT_FIELDS) {
@@ -132,10 +145,10 @@ function cutEntry(entry: AuditEntry, whole: string, budget: number): string {
     skeleton = escapeSeparators(JSON.stringify(shell));
   }
   // The arguments become a string: the start of their JSON text, as much as fits.
-  const room = budget - utf8Length(skeleton) + 2;
+  const room = budget - utf8Length(skeleton) + hole.length;
   const { json } = clipToJson(args, Math.max(room, 2));
-  const at = skeleton.indexOf(',"arguments":""') + ',"arguments":'.length;
-  return `${skeleton.slice(0, at)}${json}${skeleton.slice(at + 2)}`;
+  const at = skeleton.indexOf(`"arguments":${hole}`) + '"arguments":'.length;
+  return `${skeleton.slice(0, at)}${json}${skeleton.slice(at + hole.length)}`;
 }
 
 /** Cuts one short field of `shell` to {@linkcode FIELD_BYTES}; whether anything was cut. */
@@ -154,6 +167,59 @@ function cutShortField(
   shell[field] = cut.value;
   return cut.cut;
 }
+
+/** The fields of an entry as `nextAuditEntry` builds it, in order (`redaction` may follow). */
+const ENTRY_KEYS = [
+  "seq",
+  "time",
+  "principal",
+  "client",
+  "method",
+  "name",
+  "arguments",
+  "outcome",
+  "error_code",
+  "duration_ms",
+  "request_id",
+] as const;
+
+/**
+ * Whether `entry` has the built shape: its fields in order, and before the
+ * arguments nothing but numbers, strings, null and a client of two strings
+ * (an entry a caller assembled itself may hold anything anywhere).
+ */
+function inEntryOrder(entry: AuditEntry): boolean {
+  const keys = Object.keys(entry);
+  if (keys.length !== ENTRY_KEYS.length + (entry.redaction === undefined ? 0 : 1)) return false;
+  if (!ENTRY_KEYS.every((key, index) => keys[index] === key)) return false;
+  const { client } = entry;
+  const plainClient = client === null || (typeof client === "object" &&
+    Object.keys(client).join() === "name,version" && typeof client.name === "string" &&
+    typeof client.version === "string");
+  return plainClient && typeof entry.seq === "number" && typeof entry.time === "string" &&
+    (entry.principal === null || typeof entry.principal === "string") &&
+    typeof entry.method === "string" && (entry.name === null || typeof entry.name === "string");
+}
+
+/**
+ * The arguments' JSON text inside the JSON of an entry in entry order, or
+ * undefined when it has none. Before them stand only strings, numbers and
+ * null, and after them only `outcome` and fields without a key of that name,
+ * so the first `"arguments"` and the last `"outcome"` key are the entry's own
+ * (a quote inside a string is always escaped).
+ */
+function argumentsIn(whole: string): string | undefined {
+  const start = whole.indexOf(ARGUMENTS_KEY);
+  const end = whole.lastIndexOf(OUTCOME_KEY);
+  if (start < 0 || end < start) return undefined;
+  return whole.slice(start + ARGUMENTS_KEY.length, end);
+}
+
+/** Random per process, so no value in an entry holds it by chance or design. */
+const HOLE = `arguments-${crypto.randomUUID()}`;
+
+const ARGUMENTS_KEY = ',"arguments":';
+const OUTCOME_KEY = ',"outcome":"';
 
 /** The arguments' JSON text, the text the cut keeps the start of. */
 function argumentsJson(value: unknown): string {

@@ -68,6 +68,29 @@ Deno.test("a 6 MiB argument is cut to the bound, marked, and digested; key field
   assert.ok(utf8Length(line) > DEFAULT_MAX_LINE_BYTES - 1024, "the room is used, not wasted");
 });
 
+Deno.test("a cut line keeps the start of the arguments' own JSON, whatever keys they hold", () => {
+  // Keys and strings that look like the entry's own fields, before and after a large value.
+  const tricky = {
+    ',"arguments":': 1,
+    outcome: "ok",
+    text: 'x,"outcome":"y'.repeat(20_000),
+    tail: { outcome: 'z","outcome":"' },
+  };
+  for (const entry of [entryWith({ arguments: tricky }), { ...entryWith({}), arguments: tricky }]) {
+    const line = boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail);
+    const parsed = checkLine(line, DEFAULT_MAX_LINE_BYTES);
+    const kept = (parsed.arguments as string).slice(0, -1);
+    assert.ok(kept.length > 30_000);
+    assert.ok(JSON.stringify(tricky).startsWith(kept));
+    assert.equal(parsed.outcome, "ok");
+  }
+  // An entry assembled out of order is cut from its arguments too, not from a neighbour's text.
+  const { arguments: _, ...rest } = entryWith({});
+  const reordered = { arguments: tricky, ...rest, name: ',"arguments":"n' } as AuditEntry;
+  const parsed = checkLine(boundedEntryJson(reordered, DEFAULT_MAX_LINE_BYTES, fail), 65_536);
+  assert.ok(JSON.stringify(tricky).startsWith((parsed.arguments as string).slice(0, -1)));
+});
+
 Deno.test("a line within the bound is written unchanged", () => {
   const entry = entryWith({ arguments: { text: "é€😀".repeat(1000) } });
   assert.equal(boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail), JSON.stringify(entry));
