@@ -149,6 +149,43 @@ function nastyString(random: () => number, length: number): string {
   return text;
 }
 
+Deno.test("property: an entry within the bound is written as the serialiser writes it", () => {
+  const random = prng(26);
+  for (let round = 0; round < 300; round++) {
+    const text = () => nastyString(random, Math.floor(random() * 12));
+    const entry = entryWith({
+      seq: Math.floor(random() * 1e9),
+      principal: random() < 0.3 ? null : text(),
+      client: random() < 0.3 ? null : { name: text(), version: text() },
+      method: text(),
+      name: random() < 0.3 ? null : text(),
+      arguments: random() < 0.1 ? undefined : { [text()]: [text(), random(), null, -0] },
+      error_code: random() < 0.5 ? null : -32000 - Math.floor(random() * 700),
+      duration_ms: random() < 0.2 ? 0 : Math.round(random() * 1e6) / 1000,
+      request_id: random() < 0.3 ? null : random() < 0.5 ? text() : Math.floor(random() * 1e6),
+    });
+    if (random() < 0.3) entry.redaction = { split_secrets: Math.floor(random() * 5) };
+    const line = boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail);
+    assert.equal(line, escapeSeparators(JSON.stringify(entry)));
+  }
+  // Entries of other shapes still serialise as the serialiser says.
+  class Shaped {
+    toJSON() {
+      return { shaped: true };
+    }
+  }
+  const odd: AuditEntry[] = [
+    { ...entryWith({}), extra: 1 } as AuditEntry,
+    Object.assign(new Shaped(), entryWith({})),
+    entryWith({ client: Object.assign(new Shaped(), { name: "n", version: "v" }) }),
+    entryWith({ duration_ms: Number.NaN, request_id: Number.POSITIVE_INFINITY }),
+    entryWith({ client: { name: 1, version: "v" } as unknown as AuditEntry["client"] }),
+  ];
+  for (const entry of odd) {
+    assert.equal(boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail), JSON.stringify(entry));
+  }
+});
+
 /** A server whose audit log writes lines to `lines`, with no redaction rules (to compare fields). */
 function auditedServer(lines: string[], bound: number, principal: string | undefined) {
   const sink = stderrAuditSink({ write: (line) => void lines.push(line) });
