@@ -39,8 +39,13 @@ export function escapeSeparators(json: string): string {
   return json.search(SEPARATORS) === -1 ? json : json.replace(SEPARATORS, escapeSeparator);
 }
 
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** The UTF-8 length of `text`, without encoding it (a lone surrogate counts as U+FFFD). */
 export function utf8Length(text: string): number {
+  // Most lines are ASCII, one byte a unit: one native search says so (a counting loop reads
+  // each unit in script, several times slower).
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -100,6 +105,7 @@ function entryJson(entry: AuditEntry, report: (error: unknown) => void): string 
 }
 
 /** What `JSON.stringify` escapes in a string (lone surrogates included), and more. */
+// deno-lint-ignore no-control-regex
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string's JSON literal: most fields of an entry need no escaping, and no serialiser call. */
