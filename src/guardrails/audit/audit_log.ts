@@ -23,7 +23,8 @@ import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
-import { redactorMask, splitSecrets } from "../redact/guardrail.ts";
+import { maskedTexts, redactorMask, splitSecrets } from "../redact/guardrail.ts";
+import { readingMasks } from "../redact/memo.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 import { lineSinkOf } from "./audit_sinks.ts";
 import { ChainWriter } from "./chain_writer.ts";
@@ -135,6 +136,8 @@ function auditInput(
 ): AuditInput {
   const { context } = call;
   const split = outcome === undefined ? undefined : splitSecrets.get(outcome);
+  // A large text the redaction step masked in the result (an echo's input) is not scanned again.
+  const masked = outcome === undefined ? undefined : maskedTexts.get(outcome);
   return {
     ...(split === undefined ? {} : { redaction: { split_secrets: split } }),
     principal: context.principal ?? null,
@@ -142,7 +145,7 @@ function auditInput(
     client: mask(context.client.info ?? null),
     method: call.method,
     name: mask(call.name),
-    arguments: mask(call.arguments),
+    arguments: readingMasks(masked, () => mask(call.arguments)),
     outcome: auditOutcomeOf(context, outcome),
     error_code: errorCodeOf(context, outcome),
     // After the masking: the duration covers the masking of large arguments too.

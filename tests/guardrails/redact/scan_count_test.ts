@@ -1,10 +1,12 @@
 /**
- * Each outgoing copy of a value is scanned for secrets once: on a guarded
- * echo, the reply's text once (by the redaction step) and the audit entry's
- * argument once (by the server's masker), and no channel scans either again.
- * A scan is counted where the scanner starts: it encodes the whole text into
- * its byte buffer (units.ts), once per scan, with `TextEncoder.encodeInto`;
- * nothing else on the path encodes exactly that text.
+ * Each outgoing copy of a value is scanned for secrets at most once, and a
+ * large text the call has already masked is not scanned again: on a guarded
+ * echo, the redaction step scans the reply's text and the audit entry's
+ * argument (the same text) reuses that scan; a tool whose result differs
+ * from its argument has each scanned once. A scan is counted where the
+ * scanner starts: it encodes the whole text into its byte buffer
+ * (units.ts), once per scan, with `TextEncoder.encodeInto`; nothing else on
+ * the path encodes exactly that text.
  */
 
 import assert from "node:assert/strict";
@@ -33,7 +35,11 @@ async function scansOf(text: string, body: () => Promise<void>): Promise<number>
 /** A text no preset masks, large enough that no other path encodes it by chance. */
 const TEXT = "plain words and numbers 0123456789, nothing secret here. ".repeat(4096);
 
-async function echoScans(policy: (audit: AuditSink) => GuardrailsConfig) {
+async function echoScans(
+  policy: (audit: AuditSink) => GuardrailsConfig,
+  text = TEXT,
+  reply: (text: string) => string = (given) => given,
+) {
   const { sink, entries } = memorySink();
   const server = createServer({
     name: "echo",
@@ -44,24 +50,54 @@ async function echoScans(policy: (audit: AuditSink) => GuardrailsConfig) {
       name: "echo",
       description: "Returns its text",
       inputSchema: { type: "object", properties: { text: { type: "string" } } },
-      handler: ({ text }) => String(text),
+      handler: ({ text }) => reply(String(text)),
     })],
   });
   const transport = new MemoryTransport([
-    request(1, "tools/call", { name: "echo", arguments: { text: TEXT } }),
+    request(1, "tools/call", { name: "echo", arguments: { text } }),
   ]);
-  const scans = await scansOf(TEXT, () => server.connect(transport));
+  const scans = await scansOf(text, () => server.connect(transport));
   await server.close();
-  const reply = JSON.stringify(transport.replies);
-  assert.ok(reply.includes(TEXT), "the reply carries the text whole");
-  return { scans, entries };
+  return { scans, entries, replies: JSON.stringify(transport.replies) };
 }
 
-Deno.test("a guarded echo scans the reply's copy once and the audit entry's copy once", async () => {
-  const { scans, entries } = await echoScans((audit) => ({ redact: { presets: true }, audit }));
+Deno.test("a guarded echo scans its text once: the audit entry reuses the reply's scan", async () => {
+  const { scans, entries, replies } = await echoScans((audit) => ({
+    redact: { presets: true },
+    audit,
+  }));
+  assert.ok(replies.includes(TEXT), "the reply carries the text whole");
   assert.equal(entries.length, 1);
   assert.deepEqual(entries[0]?.arguments, { text: TEXT });
-  assert.equal(scans, 2);
+  assert.equal(scans, 1);
+});
+
+Deno.test("a result that differs from the argument has each copy scanned once", async () => {
+  const { scans, entries } = await echoScans(
+    (audit) => ({ redact: { presets: true }, audit }),
+    TEXT,
+    (text) => text.slice(1),
+  );
+  assert.deepEqual(entries[0]?.arguments, { text: TEXT });
+  // The argument's copy once; the result, another string, is scanned on its own.
+  assert.equal(scans, 1);
+  const result = await scansOf(TEXT.slice(1), async () => {
+    await echoScans((audit) => ({ redact: { presets: true }, audit }), TEXT, (t) => t.slice(1));
+  });
+  assert.equal(result, 1);
+});
+
+Deno.test("a secret in an echoed large text is masked in the reply and in the audit entry", async () => {
+  const secret = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
+  const text = `${TEXT}token ${secret} ${TEXT}`;
+  const { scans, entries, replies } = await echoScans(
+    (audit) => ({ redact: { presets: true }, audit }),
+    text,
+  );
+  assert.equal(scans, 1);
+  assert.ok(!replies.includes(secret) && replies.includes("[REDACTED]"));
+  const logged = JSON.stringify(entries[0]?.arguments);
+  assert.ok(!logged.includes(secret) && logged.includes("[REDACTED]"));
 });
 
 Deno.test("redaction alone scans the reply once; the audit log alone its entry once", async () => {
