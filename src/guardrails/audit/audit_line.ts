@@ -26,6 +26,8 @@ export const CHAIN_RESERVE_BYTES = 256;
 /** The most a short field (name, principal, method, client, request id) keeps once cut. */
 const FIELD_BYTES = 1_024;
 const CUT_MARK = "…";
+/** The mark's UTF-8 length (U+2026). */
+const CUT_MARK_BYTES = 3;
 
 const SEPARATORS = /[\u2028\u2029]/g;
 
@@ -86,8 +88,11 @@ export function clipToJson(text: string, max: number): { json: string; cut: bool
     let end = keep;
     const last = text.charCodeAt(end - 1);
     if (last >= 0xd800 && last < 0xdc00) end--;
-    const json = escapeSeparators(JSON.stringify(text.slice(0, end) + CUT_MARK));
-    const size = utf8Length(json);
+    // The mark goes in after the count: its one non-ASCII character would send a whole
+    // clip of ASCII through the counting loop.
+    const clip = escapeSeparators(JSON.stringify(text.slice(0, end)));
+    const json = `${clip.slice(0, -1)}${CUT_MARK}"`;
+    const size = utf8Length(clip) + CUT_MARK_BYTES;
     if (size <= max || end === 0) return { json, cut: true };
     // Shrink in proportion, a little more, so few rounds are needed.
     keep = Math.max(0, Math.floor((keep * max) / size) - 8);
