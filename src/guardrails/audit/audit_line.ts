@@ -99,13 +99,25 @@ export function clipToJson(text: string, max: number): { json: string; cut: bool
   }
 }
 
-/** The entry's JSON; arguments that cannot be serialised (a BigInt) are replaced, not the entry lost. */
-function entryJson(entry: AuditEntry, report: (error: unknown) => void): string {
+/**
+ * An entry's JSON in three parts, whole when joined: what stands before the
+ * arguments' JSON, that JSON, and what follows; `args` is undefined when the
+ * serialiser wrote the entry whole (`head` then). Arguments that cannot be
+ * serialised (a BigInt) are replaced, not the entry lost.
+ */
+interface EntryParts {
+  readonly head: string;
+  readonly args: string | undefined;
+  readonly tail: string;
+}
+
+function entryParts(entry: AuditEntry, report: (error: unknown) => void): EntryParts {
   try {
-    return builtEntryJson(entry) ?? JSON.stringify(entry);
+    return builtEntryParts(entry) ?? { head: JSON.stringify(entry), args: undefined, tail: "" };
   } catch (error) {
     report(error);
-    return JSON.stringify({ ...entry, arguments: "[unserializable]" });
+    const head = JSON.stringify({ ...entry, arguments: "[unserializable]" });
+    return { head, args: undefined, tail: "" };
   }
 }
 
@@ -128,14 +140,15 @@ function isFiniteOrNull(value: unknown): value is number | null {
 }
 
 /**
- * `JSON.stringify(entry)` for an entry as `nextAuditEntry` builds it (every
- * entry the audit log writes), assembled field by field: only the arguments
- * go through the serialiser, which costs more than the rest of the line
- * (checked equal in audit_line_test.ts). Undefined for an entry of any other
- * shape (another order, extra fields, unexpected types), which the
- * serialiser writes.
+ * `JSON.stringify(entry)` in parts for an entry as `nextAuditEntry` builds it
+ * (every entry the audit log writes), assembled field by field: only the
+ * arguments go through the serialiser, which costs more than the rest of the
+ * line (checked equal in audit_line_test.ts), and a large entry is never
+ * joined into one string just to be measured and cut. Undefined for an
+ * entry of any other shape (another order, extra fields, unexpected types),
+ * which the serialiser writes.
  */
-function builtEntryJson(entry: AuditEntry): string | undefined {
+function builtEntryParts(entry: AuditEntry): EntryParts | undefined {
   let index = 0;
   for (const key in entry) {
     if (key !== (ENTRY_KEYS[index++] ?? "redaction")) return undefined;
@@ -156,21 +169,21 @@ function builtEntryJson(entry: AuditEntry): string | undefined {
       (redaction === undefined || Object.keys(redaction).length !== 1 || hasToJson(redaction)))
   ) return undefined;
   const args: string | undefined = JSON.stringify(entry.arguments);
-  // An undefined argument (or one whose toJSON says so) leaves the field out, as the serialiser does.
-  const argsField = args === undefined ? "" : `,"arguments":${args}`;
-  return `{"seq":${seq},"time":${stringJson(time)},"principal":${
+  const head = `{"seq":${seq},"time":${stringJson(time)},"principal":${
     principal === null ? "null" : stringJson(principal)
   },"client":${
     client === null
       ? "null"
       : `{"name":${stringJson(client.name)},"version":${stringJson(client.version)}}`
-  },"method":${stringJson(method)},"name":${
-    name === null ? "null" : stringJson(name)
-  }${argsField},"outcome":${
+  },"method":${stringJson(method)},"name":${name === null ? "null" : stringJson(name)}`;
+  const tail = `,"outcome":${
     stringJson(outcome)
   },"error_code":${error_code},"duration_ms":${duration_ms},"request_id":${
     typeof request_id === "string" ? stringJson(request_id) : request_id
   }${redaction === undefined ? "" : `,"redaction":{"split_secrets":${redaction.split_secrets}}`}}`;
+  // An undefined argument (or one whose toJSON says so) leaves the field out, as the serialiser does.
+  if (args === undefined) return { head: `${head}${tail}`, args: undefined, tail: "" };
+  return { head: `${head},"arguments":`, args, tail };
 }
 
 /**
@@ -186,27 +199,43 @@ export function boundedEntryJson(
   maxBytes: number,
   report: (error: unknown) => void,
 ): string {
-  const raw = entryJson(entry, report);
-  const json = escapeSeparators(raw);
+  const parts = entryParts(entry, report);
+  // Separators never span parts: each part is escaped on its own.
+  const head = escapeSeparators(parts.head);
+  const args = escapeSeparators(parts.args ?? "");
+  const tail = escapeSeparators(parts.tail);
   const budget = maxBytes - CHAIN_RESERVE_BYTES;
-  if (fits(json, budget)) return json;
-  // Without separators to escape, the arguments' text is the whole's, read back, not rebuilt.
-  return cutEntry(entry, json, budget, json === raw && inEntryOrder(entry));
+  const units = head.length + args.length + tail.length;
+  // A UTF-16 code unit is 1 to 3 bytes of UTF-8: counted only between the two bounds.
+  if (
+    units <= budget &&
+    (units * 3 <= budget || utf8Length(head) + utf8Length(args) + utf8Length(tail) <= budget)
+  ) return `${head}${args}${tail}`;
+  return cutEntry(entry, [head, args, tail], budget, parts.args);
 }
 
 /** The short fields of an entry, in line order: cut only if the arguments alone cannot make room. */
 const SHORT_FIELDS = ["principal", "client", "method", "name", "request_id"] as const;
 
-/** The entry cut to `budget` bytes: the arguments first, then overlong short fields. */
-function cutEntry(entry: AuditEntry, whole: string, budget: number, plain: boolean): string {
-  // Encoded once: its length is the size, and the digest reads the same bytes.
-  const bytes = new TextEncoder().encode(whole);
-  const marker = {
-    bytes: bytes.length,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
-    fields: ["arguments"],
-  };
-  const args = (plain ? argumentsIn(whole) : undefined) ?? argumentsJson(entry.arguments);
+/**
+ * The entry cut to `budget` bytes: the arguments first, then overlong short
+ * fields. `whole` is the entry's line in parts, and `args` the arguments'
+ * JSON when it is at hand.
+ */
+function cutEntry(
+  entry: AuditEntry,
+  whole: readonly string[],
+  budget: number,
+  args = argumentsJson(entry.arguments),
+): string {
+  // Counted and digested part by part: the whole line of a megabyte of arguments is never built.
+  const digest = createHash("sha256");
+  let bytes = 0;
+  for (const part of whole) {
+    bytes += utf8Length(part);
+    digest.update(part, "utf8");
+  }
+  const marker = { bytes, sha256: digest.digest("hex"), fields: ["arguments"] };
   // The arguments' place is held by a text no other field can hold (whatever order an entry
   // assembled by hand has), and the clipped arguments take its place.
   const hole = JSON.stringify(HOLE);
@@ -257,43 +286,8 @@ const ENTRY_KEYS = [
   "request_id",
 ] as const;
 
-/**
- * Whether `entry` has the built shape: its fields in order, and before the
- * arguments nothing but numbers, strings, null and a client of two strings
- * (an entry a caller assembled itself may hold anything anywhere).
- */
-function inEntryOrder(entry: AuditEntry): boolean {
-  const keys = Object.keys(entry);
-  if (keys.length !== ENTRY_KEYS.length + (entry.redaction === undefined ? 0 : 1)) return false;
-  if (!ENTRY_KEYS.every((key, index) => keys[index] === key)) return false;
-  const { client } = entry;
-  const plainClient = client === null || (typeof client === "object" &&
-    Object.keys(client).join() === "name,version" && typeof client.name === "string" &&
-    typeof client.version === "string");
-  return plainClient && typeof entry.seq === "number" && typeof entry.time === "string" &&
-    (entry.principal === null || typeof entry.principal === "string") &&
-    typeof entry.method === "string" && (entry.name === null || typeof entry.name === "string");
-}
-
-/**
- * The arguments' JSON text inside the JSON of an entry in entry order, or
- * undefined when it has none. Before them stand only strings, numbers and
- * null, and after them only `outcome` and fields without a key of that name,
- * so the first `"arguments"` and the last `"outcome"` key are the entry's own
- * (a quote inside a string is always escaped).
- */
-function argumentsIn(whole: string): string | undefined {
-  const start = whole.indexOf(ARGUMENTS_KEY);
-  const end = whole.lastIndexOf(OUTCOME_KEY);
-  if (start < 0 || end < start) return undefined;
-  return whole.slice(start + ARGUMENTS_KEY.length, end);
-}
-
 /** Random per process, so no value in an entry holds it by chance or design. */
 const HOLE = `arguments-${crypto.randomUUID()}`;
-
-const ARGUMENTS_KEY = ',"arguments":';
-const OUTCOME_KEY = ',"outcome":"';
 
 /** The arguments' JSON text, the text the cut keeps the start of. */
 function argumentsJson(value: unknown): string {
