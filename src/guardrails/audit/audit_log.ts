@@ -145,7 +145,9 @@ function auditInput(
     client: mask(context.client.info ?? null),
     method: call.method,
     name: mask(call.name),
-    arguments: readingMasks(masked, () => mask(call.arguments)),
+    arguments: masked === undefined
+      ? mask(call.arguments)
+      : readingMasks(masked, mask, call.arguments),
     outcome: auditOutcomeOf(context, outcome),
     error_code: errorCodeOf(context, outcome),
     // After the masking: the duration covers the masking of large arguments too.

@@ -16,7 +16,7 @@ import { compileRedactor, type Redactor, type RedactorOptions, redactText } from
 import { redactContent, redactValue } from "./value.ts";
 import { compiledOf } from "./engine.ts";
 import { maskSplits } from "./split.ts";
-import { type MaskedTexts, recordingMasks } from "./memo.ts";
+import { type MaskedTexts, startRecording, stopRecording } from "./memo.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
 
 /**
@@ -220,13 +220,16 @@ export function redactOutcome(
   kind: GuardedCall["kind"],
   outcome: CallOutcome,
 ): CallOutcome {
-  const { value, record } = recordingMasks(
-    compiledOf(redactor),
-    redactor.mask,
-    () => maskOutcome(redactor, kind, outcome),
-  );
-  if (record !== undefined) maskedTexts.set(value, record);
-  return value;
+  const outer = startRecording(compiledOf(redactor), redactor.mask);
+  let masked: CallOutcome;
+  let record: MaskedTexts | undefined;
+  try {
+    masked = maskOutcome(redactor, kind, outcome);
+  } finally {
+    record = stopRecording(outer);
+  }
+  if (record !== undefined) maskedTexts.set(masked, record);
+  return masked;
 }
 
 function maskOutcome(

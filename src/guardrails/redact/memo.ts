@@ -28,38 +28,46 @@ export interface MaskedTexts {
   readonly masked: string[];
 }
 
-/** What the running step records into, if any (steps are synchronous: one at a time). */
-let recording: MaskedTexts | undefined;
+/** What a recording step records with; its record is made at the first large text. */
+interface Recording {
+  compiled: object | undefined;
+  mask: string;
+  record: MaskedTexts | undefined;
+}
+
+/** The recording step running, if any (steps are synchronous: one at a time). */
+const recording: Recording = { compiled: undefined, mask: "", record: undefined };
 /** What the running step may read from, if any. */
 let reading: MaskedTexts | undefined;
 
 /**
- * Runs `mask` recording the large texts it masks with `compiled` and `mask`;
- * returns its value and the record (undefined when it masked none).
+ * Starts recording the large texts masked with `compiled` and `mask`;
+ * returns what was being recorded before (none, but for a nested step), for
+ * {@linkcode stopRecording}. Nothing is allocated for a call without large texts.
  */
-export function recordingMasks<T>(
-  compiled: object,
-  maskText: string,
-  mask: () => T,
-): { value: T; record: MaskedTexts | undefined } {
-  const outer = recording;
-  const record: MaskedTexts = { compiled, mask: maskText, texts: [], masked: [] };
-  recording = record;
-  try {
-    const value = mask();
-    return { value, record: record.texts.length === 0 ? undefined : record };
-  } finally {
-    recording = outer;
-  }
+export function startRecording(compiled: object, mask: string): Recording | undefined {
+  const outer = recording.compiled === undefined ? undefined : { ...recording };
+  recording.compiled = compiled;
+  recording.mask = mask;
+  recording.record = undefined;
+  return outer;
 }
 
-/** Runs `mask` with `record`'s texts remembered (nothing when it is undefined). */
-export function readingMasks<T>(record: MaskedTexts | undefined, mask: () => T): T {
-  if (record === undefined) return mask();
+/** Stops recording, restoring `outer`; returns the record (undefined when no large text was masked). */
+export function stopRecording(outer: Recording | undefined): MaskedTexts | undefined {
+  const { record } = recording;
+  recording.compiled = outer?.compiled;
+  recording.mask = outer?.mask ?? "";
+  recording.record = outer?.record;
+  return record;
+}
+
+/** `mask(value)` with `record`'s texts remembered. */
+export function readingMasks<T>(record: MaskedTexts, mask: <V>(value: V) => V, value: T): T {
   const outer = reading;
   reading = record;
   try {
-    return mask();
+    return mask(value);
   } finally {
     reading = outer;
   }
@@ -76,9 +84,10 @@ export function rememberedMask(compiled: object, mask: string, text: string): st
 
 /** Notes that `text` became `masked`, when a step is recording with `compiled` and `mask`. */
 export function rememberMask(compiled: object, mask: string, text: string, masked: string): void {
-  const record = recording;
-  if (record === undefined || record.compiled !== compiled || record.mask !== mask) return;
-  if (record.texts.length >= MEMO_MAX_TEXTS) return;
-  record.texts.push(text);
-  record.masked.push(masked);
+  if (recording.compiled !== compiled || recording.mask !== mask) return;
+  recording.record ??= { compiled, mask, texts: [], masked: [] };
+  const { texts } = recording.record;
+  if (texts.length >= MEMO_MAX_TEXTS) return;
+  texts.push(text);
+  recording.record.masked.push(masked);
 }

@@ -5,11 +5,18 @@
  */
 
 import assert from "node:assert/strict";
-import { compiledOf, compileRedactor, maskText } from "../../../src/guardrails/redact/engine.ts";
 import {
+  type Compiled,
+  compiledOf,
+  compileRedactor,
+  maskText,
+} from "../../../src/guardrails/redact/engine.ts";
+import {
+  type MaskedTexts,
   MEMO_MIN_UNITS,
   readingMasks,
-  recordingMasks,
+  startRecording,
+  stopRecording,
 } from "../../../src/guardrails/redact/memo.ts";
 
 const SECRET = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
@@ -31,44 +38,48 @@ function scansOf(text: string, body: () => void): number {
   return scans;
 }
 
+/** Masks `text` as a recording step; the result and the record. */
+function recorded(compiled: Compiled, mask: string, text: string) {
+  const outer = startRecording(compiled, mask);
+  const value = maskText(compiled, mask, text);
+  return { value, record: stopRecording(outer) };
+}
+
+/** Masks `text` as the step reading `record` does. */
+function read(record: MaskedTexts, compiled: Compiled, mask: string, text: string): string {
+  return readingMasks(
+    record,
+    <V>(value: V): V => maskText(compiled, mask, String(value)) as V,
+    text,
+  );
+}
+
 Deno.test("a recorded large text is read back for the same redactor and mask, and only there", () => {
   const redactor = compileRedactor();
   const compiled = compiledOf(redactor);
-  const { value, record } = recordingMasks(
-    compiled,
-    redactor.mask,
-    () => maskText(compiled, redactor.mask, LARGE),
-  );
+  const { value, record } = recorded(compiled, redactor.mask, LARGE);
   assert.ok(record !== undefined && !value.includes(SECRET));
   // Read inside the reading step: no scan, the same result.
   let again = "";
   assert.equal(
-    scansOf(LARGE, () => {
-      again = readingMasks(record, () => maskText(compiled, redactor.mask, LARGE));
-    }),
+    scansOf(LARGE, () => void (again = read(record, compiled, redactor.mask, LARGE))),
     0,
   );
   assert.equal(again, value);
   // Outside it, with another mask, or another redactor: scanned as usual.
   assert.equal(scansOf(LARGE, () => maskText(compiled, redactor.mask, LARGE)), 1);
-  assert.equal(
-    scansOf(LARGE, () => readingMasks(record, () => maskText(compiled, "***", LARGE))),
-    1,
-  );
+  assert.equal(scansOf(LARGE, () => read(record, compiled, "***", LARGE)), 1);
   const other = compiledOf(compileRedactor({ presets: ["jwt"] }));
-  assert.equal(
-    scansOf(LARGE, () => readingMasks(record, () => maskText(other, redactor.mask, LARGE))),
-    1,
-  );
+  assert.equal(scansOf(LARGE, () => read(record, other, redactor.mask, LARGE)), 1);
 });
 
 Deno.test("small texts are not recorded; a step that masked no large text leaves no record", () => {
   const redactor = compileRedactor();
   const compiled = compiledOf(redactor);
-  const { record } = recordingMasks(
-    compiled,
-    redactor.mask,
-    () => maskText(compiled, redactor.mask, `token ${SECRET}`),
-  );
-  assert.equal(record, undefined);
+  assert.equal(recorded(compiled, redactor.mask, `token ${SECRET}`).record, undefined);
+  // After a step, nothing records: a later large text leaves nothing behind.
+  const outer = startRecording(compiled, redactor.mask);
+  assert.equal(stopRecording(outer), undefined);
+  maskText(compiled, redactor.mask, LARGE);
+  assert.equal(stopRecording(undefined), undefined);
 });
