@@ -121,13 +121,16 @@ function entryParts(entry: AuditEntry, report: (error: unknown) => void): EntryP
   }
 }
 
-/** What `JSON.stringify` escapes in a string (lone surrogates included), and more. */
+/** What `JSON.stringify` escapes in a string (lone surrogates included), and the line separators. */
 // deno-lint-ignore no-control-regex
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff\u2028\u2029]/;
 
-/** A string's JSON literal: most fields of an entry need no escaping, and no serialiser call. */
+/**
+ * A string's JSON literal with the line separators escaped: most fields of
+ * an entry need no escaping, and no serialiser call.
+ */
 function stringJson(text: string): string {
-  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+  return ESCAPED.test(text) ? escapeSeparators(JSON.stringify(text)) : `"${text}"`;
 }
 
 /** Whether the serialiser would ask `value` for its JSON (a `toJSON`, own or inherited). */
@@ -200,10 +203,12 @@ export function boundedEntryJson(
   report: (error: unknown) => void,
 ): string {
   const parts = entryParts(entry, report);
-  // Separators never span parts: each part is escaped on its own.
-  const head = escapeSeparators(parts.head);
+  // Separators never span parts: each part is escaped on its own, and a built entry's fields
+  // around the arguments were escaped as they were written.
+  const built = parts.args !== undefined;
+  const head = built ? parts.head : escapeSeparators(parts.head);
   const args = escapeSeparators(parts.args ?? "");
-  const tail = escapeSeparators(parts.tail);
+  const tail = built ? parts.tail : escapeSeparators(parts.tail);
   const budget = maxBytes - CHAIN_RESERVE_BYTES;
   const units = head.length + args.length + tail.length;
   // A UTF-16 code unit is 1 to 3 bytes of UTF-8: counted only between the two bounds.
