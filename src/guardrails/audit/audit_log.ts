@@ -138,8 +138,7 @@ function auditInput(
   const split = outcome === undefined ? undefined : splitSecrets.get(outcome);
   // A large text the redaction step masked in the result (an echo's input) is not scanned again.
   const masked = outcome === undefined ? undefined : maskedTexts.get(outcome);
-  return {
-    ...(split === undefined ? {} : { redaction: { split_secrets: split } }),
+  const input: AuditInput = {
     principal: context.principal ?? null,
     // nextAuditEntry copies the name and version alone.
     client: mask(context.client.info ?? null),
@@ -154,6 +153,9 @@ function auditInput(
     duration_ms: monotonic() - started,
     request_id: context.requestId,
   };
+  // Added when there is one: spreading an empty object into every entry costs more than the rest.
+  if (split !== undefined) input.redaction = { split_secrets: split };
+  return input;
 }
 
 /** Reports a sink's failures through `onError`, once per distinct message (about 100 at most). */
