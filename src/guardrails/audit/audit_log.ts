@@ -23,7 +23,8 @@ import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
 import { compileRedactor, type Redactor, type RedactorOptions } from "../redact/engine.ts";
-import { redactorMask, splitSecrets } from "../redact/guardrail.ts";
+import { maskedTexts, redactorMask, splitSecrets } from "../redact/guardrail.ts";
+import { readingMasks } from "../redact/memo.ts";
 import { ErrorCode } from "../../jsonrpc/errors.ts";
 import { lineSinkOf } from "./audit_sinks.ts";
 import { ChainWriter } from "./chain_writer.ts";
@@ -135,20 +136,26 @@ function auditInput(
 ): AuditInput {
   const { context } = call;
   const split = outcome === undefined ? undefined : splitSecrets.get(outcome);
-  return {
-    ...(split === undefined ? {} : { redaction: { split_secrets: split } }),
+  // A large text the redaction step masked in the result (an echo's input) is not scanned again.
+  const masked = outcome === undefined ? undefined : maskedTexts.get(outcome);
+  const input: AuditInput = {
     principal: context.principal ?? null,
     // nextAuditEntry copies the name and version alone.
     client: mask(context.client.info ?? null),
     method: call.method,
     name: mask(call.name),
-    arguments: mask(call.arguments),
+    arguments: masked === undefined
+      ? mask(call.arguments)
+      : readingMasks(masked, mask, call.arguments),
     outcome: auditOutcomeOf(context, outcome),
     error_code: errorCodeOf(context, outcome),
     // After the masking: the duration covers the masking of large arguments too.
     duration_ms: monotonic() - started,
     request_id: context.requestId,
   };
+  // Added when there is one: spreading an empty object into every entry costs more than the rest.
+  if (split !== undefined) input.redaction = { split_secrets: split };
+  return input;
 }
 
 /** Reports a sink's failures through `onError`, once per distinct message (about 100 at most). */

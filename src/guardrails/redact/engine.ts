@@ -26,6 +26,7 @@ import {
   runRule,
 } from "./rules.ts";
 import { type ScanPlan, scanText } from "./scanner.ts";
+import { MEMO_MIN_UNITS, rememberedMask, rememberMask } from "./memo.ts";
 import { checkConfig } from "../../schema/config.ts";
 import type { JsonSchemaMap, JsonSchemaObject } from "../../schema/types.ts";
 
@@ -250,6 +251,16 @@ export function maskText(compiled: Compiled, mask: string, text: string): string
   // No built-in rule matches fewer than six characters (`k=abcd` is the least key context):
   // short strings, most object keys and values, skip the scan.
   if (text.length < 6 && compiled.rules.length === 0) return text;
+  if (text.length < MEMO_MIN_UNITS) return maskFound(compiled, mask, text);
+  // A large text this call masked already (memo.ts) is not scanned again.
+  const known = rememberedMask(compiled, mask, text);
+  if (known !== undefined) return known;
+  const masked = maskFound(compiled, mask, text);
+  rememberMask(compiled, mask, text, masked);
+  return masked;
+}
+
+function maskFound(compiled: Compiled, mask: string, text: string): string {
   const flat = findSecrets(compiled, text);
   if (flat === undefined) return text;
   const order: number[] = [];

@@ -16,6 +16,7 @@ import { compileRedactor, type Redactor, type RedactorOptions, redactText } from
 import { redactContent, redactValue } from "./value.ts";
 import { compiledOf } from "./engine.ts";
 import { maskSplits } from "./split.ts";
+import { type MaskedTexts, startRecording, stopRecording } from "./memo.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
 
 /**
@@ -202,8 +203,36 @@ function redactByKind(
   }
 }
 
-/** Masks an outcome: the result, or the error's message and data; the outcome itself when unchanged. */
+/**
+ * The large texts the redaction step masked in a call's result, by the
+ * outcome it returned: the audit log reads them back while it masks the
+ * same call's entry (memo.ts). Weak: a record lives as long as its outcome.
+ */
+export const maskedTexts: WeakMap<CallOutcome, MaskedTexts> = new WeakMap();
+
+/**
+ * Masks an outcome: the result, or the error's message and data; the outcome
+ * itself when unchanged. The large texts masked are kept in
+ * {@linkcode maskedTexts} under the outcome returned.
+ */
 export function redactOutcome(
+  redactor: Redactor,
+  kind: GuardedCall["kind"],
+  outcome: CallOutcome,
+): CallOutcome {
+  const outer = startRecording(compiledOf(redactor), redactor.mask);
+  let masked: CallOutcome;
+  let record: MaskedTexts | undefined;
+  try {
+    masked = maskOutcome(redactor, kind, outcome);
+  } finally {
+    record = stopRecording(outer);
+  }
+  if (record !== undefined) maskedTexts.set(masked, record);
+  return masked;
+}
+
+function maskOutcome(
   redactor: Redactor,
   kind: GuardedCall["kind"],
   outcome: CallOutcome,

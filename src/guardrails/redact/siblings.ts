@@ -67,6 +67,23 @@ const IDENTITIES: ReadonlySet<string> = new Set([
   "name",
 ]);
 
+/**
+ * The last word of a key (`commit_id` → `id`), remembered: the same few keys
+ * come in every call, and splitting one into words costs three regular
+ * expressions. Bounded, as keys come from the data.
+ */
+function lastWord(key: string): string {
+  let word = lastWords.get(key);
+  if (word === undefined) {
+    word = keyWords(key).at(-1) ?? "";
+    if (lastWords.size >= 2048) lastWords.clear();
+    lastWords.set(key, word);
+  }
+  return word;
+}
+
+const lastWords = new Map<string, string>();
+
 /** Whether a descriptive field of `object` names a provider or a credential. */
 export function siblingsName(
   words: RegExp,
@@ -78,7 +95,7 @@ export function siblingsName(
   for (const key of keys) {
     const value = object[key];
     if (typeof value !== "string" || value.length > 200) continue;
-    if (!DESCRIPTORS.has(key.toLowerCase()) && !DESCRIPTORS.has(keyWords(key).at(-1) ?? "")) {
+    if (!DESCRIPTORS.has(key.toLowerCase()) && !DESCRIPTORS.has(lastWord(key))) {
       continue;
     }
     if (words.test(value)) return true;
@@ -88,12 +105,12 @@ export function siblingsName(
 
 /** Whether a key names an id, a digest, a version or an address (`shasum`, `commit_id`, `url`). */
 export function namesIdentity(key: string): boolean {
-  return IDENTITIES.has(keyWords(key).at(-1) ?? "");
+  return IDENTITIES.has(lastWord(key));
 }
 
 /** Whether a string under a key that names nothing is a credential in an object that does. */
 export function hintedSecret(key: string, value: string): boolean {
   if (value.length < 16 || !looksRandom(value) || isPlaceholder(value)) return false;
-  const last = keyWords(key).at(-1) ?? "";
+  const last = lastWord(key);
   return !IDENTITIES.has(last) && !DESCRIPTORS.has(last);
 }

@@ -22,6 +22,7 @@ let shared = new Uint8Array(16 * 1024);
  */
 export function unitBytes(text: string): Uint8Array {
   const length = text.length;
+  if (length <= SHORT_UNITS) return shortUnitBytes(text);
   // Most text is ASCII: one byte per unit. UTF-8 takes up to 3 per unit otherwise.
   let buffer = bufferOf(length);
   const first = encoder.encodeInto(text, buffer);
@@ -35,6 +36,19 @@ export function unitBytes(text: string): Uint8Array {
   if (written !== length) compactUtf8(buffer, written);
   // A view of exactly the text: reading past either end gives `undefined`, as `charCodeAt` gives NaN.
   return buffer.subarray(0, length);
+}
+
+/** Up to this many units, a loop in script costs less than a call to the encoder. */
+const SHORT_UNITS = 24;
+
+/** {@linkcode unitBytes} of a short text, unit by unit. */
+function shortUnitBytes(text: string): Uint8Array {
+  const buffer = shared;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    buffer[index] = code < 0x80 ? code : 0x80;
+  }
+  return buffer.subarray(0, text.length);
 }
 
 function bufferOf(size: number): Uint8Array {

@@ -68,6 +68,29 @@ Deno.test("a 6 MiB argument is cut to the bound, marked, and digested; key field
   assert.ok(utf8Length(line) > DEFAULT_MAX_LINE_BYTES - 1024, "the room is used, not wasted");
 });
 
+Deno.test("a cut line keeps the start of the arguments' own JSON, whatever keys they hold", () => {
+  // Keys and strings that look like the entry's own fields, before and after a large value.
+  const tricky = {
+    ',"arguments":': 1,
+    outcome: "ok",
+    text: 'x,"outcome":"y'.repeat(20_000),
+    tail: { outcome: 'z","outcome":"' },
+  };
+  for (const entry of [entryWith({ arguments: tricky }), { ...entryWith({}), arguments: tricky }]) {
+    const line = boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail);
+    const parsed = checkLine(line, DEFAULT_MAX_LINE_BYTES);
+    const kept = (parsed.arguments as string).slice(0, -1);
+    assert.ok(kept.length > 30_000);
+    assert.ok(JSON.stringify(tricky).startsWith(kept));
+    assert.equal(parsed.outcome, "ok");
+  }
+  // An entry assembled out of order is cut from its arguments too, not from a neighbour's text.
+  const { arguments: _, ...rest } = entryWith({});
+  const reordered = { arguments: tricky, ...rest, name: ',"arguments":"n' } as AuditEntry;
+  const parsed = checkLine(boundedEntryJson(reordered, DEFAULT_MAX_LINE_BYTES, fail), 65_536);
+  assert.ok(JSON.stringify(tricky).startsWith((parsed.arguments as string).slice(0, -1)));
+});
+
 Deno.test("a line within the bound is written unchanged", () => {
   const entry = entryWith({ arguments: { text: "é€😀".repeat(1000) } });
   assert.equal(boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail), JSON.stringify(entry));
@@ -125,6 +148,43 @@ function nastyString(random: () => number, length: number): string {
   for (let i = 0; i < length; i++) text += NASTY[Math.floor(random() * NASTY.length)];
   return text;
 }
+
+Deno.test("property: an entry within the bound is written as the serialiser writes it", () => {
+  const random = prng(26);
+  for (let round = 0; round < 300; round++) {
+    const text = () => nastyString(random, Math.floor(random() * 12));
+    const entry = entryWith({
+      seq: Math.floor(random() * 1e9),
+      principal: random() < 0.3 ? null : text(),
+      client: random() < 0.3 ? null : { name: text(), version: text() },
+      method: text(),
+      name: random() < 0.3 ? null : text(),
+      arguments: random() < 0.1 ? undefined : { [text()]: [text(), random(), null, -0] },
+      error_code: random() < 0.5 ? null : -32000 - Math.floor(random() * 700),
+      duration_ms: random() < 0.2 ? 0 : Math.round(random() * 1e6) / 1000,
+      request_id: random() < 0.3 ? null : random() < 0.5 ? text() : Math.floor(random() * 1e6),
+    });
+    if (random() < 0.3) entry.redaction = { split_secrets: Math.floor(random() * 5) };
+    const line = boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail);
+    assert.equal(line, escapeSeparators(JSON.stringify(entry)));
+  }
+  // Entries of other shapes still serialise as the serialiser says.
+  class Shaped {
+    toJSON() {
+      return { shaped: true };
+    }
+  }
+  const odd: AuditEntry[] = [
+    { ...entryWith({}), extra: 1 } as AuditEntry,
+    Object.assign(new Shaped(), entryWith({})),
+    entryWith({ client: Object.assign(new Shaped(), { name: "n", version: "v" }) }),
+    entryWith({ duration_ms: Number.NaN, request_id: Number.POSITIVE_INFINITY }),
+    entryWith({ client: { name: 1, version: "v" } as unknown as AuditEntry["client"] }),
+  ];
+  for (const entry of odd) {
+    assert.equal(boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail), JSON.stringify(entry));
+  }
+});
 
 /** A server whose audit log writes lines to `lines`, with no redaction rules (to compare fields). */
 function auditedServer(lines: string[], bound: number, principal: string | undefined) {

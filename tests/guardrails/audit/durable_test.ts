@@ -122,6 +122,47 @@ Deno.test("fileAuditSink({ durable: true }): each write resolves once its line i
   }
 });
 
+Deno.test("fileAuditSink({ durable: true }): concurrent writes share a sync, a batch at a time", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.jsonl`;
+  // Every file handle shares its class: count the syncs of all of them while the sink writes.
+  const probe = await (await import("node:fs/promises")).open(`${dir}/probe`, "a");
+  const handles = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+  await probe.close();
+  const datasync = handles.datasync;
+  let syncs = 0;
+  handles.datasync = function (this: unknown) {
+    syncs++;
+    return datasync.call(this);
+  };
+  const sink = fileAuditSink(path, { durable: true });
+  try {
+    const entry = (seq: number): AuditEntry => ({
+      seq,
+      time: "2026-12-03T00:00:00.000Z",
+      principal: null,
+      client: null,
+      method: "tools/call",
+      name: "echo",
+      arguments: { n: seq },
+      outcome: "ok",
+      error_code: null,
+      duration_ms: 1,
+      request_id: seq,
+    });
+    // 64 calls answered at once: the first line opens the file and is synced alone, and the
+    // 63 written meanwhile go in the next batch, under one sync.
+    const seqs = Array.from({ length: 64 }, (_, index) => index + 1);
+    await Promise.all(seqs.map((seq) => sink.write(entry(seq))));
+    assert.deepEqual((await linesOf(path)).map((line) => line.seq), seqs);
+    assert.equal(syncs, 2);
+  } finally {
+    handles.datasync = datasync;
+    await sink.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a durable audit file has the call's line when the reply arrives, on every configuration path", async () => {
   const dir = await Deno.makeTempDir();
   try {
