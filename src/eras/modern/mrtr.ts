@@ -23,7 +23,7 @@ import { digestArguments, type StateBinding, type StateSealer } from "./request_
 /** What a request brings from earlier rounds. */
 export interface RoundTrip {
   /** Answers by input key: the sealed state's, and the retry's own. */
-  readonly answers: Map<string, unknown>;
+  readonly answers: ReadonlyMap<string, unknown>;
   /** Rounds already asked (0 on a first request). */
   readonly round: number;
   /** Whether a sealed state verified and is used for the first time: the same call continuing. */
@@ -37,6 +37,9 @@ export interface RoundTrip {
   /** What a state for this request must be bound to. */
   binding(): Promise<StateBinding>;
 }
+
+/** The answers of a first request: none (shared, never written). */
+const NO_ANSWERS: ReadonlyMap<string, unknown> = new Map();
 
 /**
  * Reads a request's `inputResponses` and opens its `requestState`, if any:
@@ -69,12 +72,12 @@ export function openState(
   const responses = params.inputResponses;
   const token = params.requestState;
   const retried = responses !== undefined || token !== undefined;
-  const answers = new Map<string, unknown>();
+  let answers: ReadonlyMap<string, unknown> = NO_ANSWERS;
   let problem: RpcError | undefined;
   if (responses !== undefined && !isRecord(responses)) {
     problem = invalidParamsError("inputResponses must be an object of answers by input key");
   } else if (responses !== undefined) {
-    for (const [key, value] of Object.entries(responses)) answers.set(key, value);
+    answers = new Map(Object.entries(responses));
   }
   const first: RoundTrip = {
     answers,
@@ -96,15 +99,16 @@ async function openSealed(
   now: number,
   first: RoundTrip,
 ): Promise<RoundTrip> {
-  const { answers } = first;
   try {
     const state = await sealer.open(token, await first.binding(), now);
     const overQuota = state.overQuota
       ? quotaOutcome("requestStates", sealer.perPrincipal)
       : undefined;
+    // The state's answers go over the retry's own under the same key, as they always have.
+    const answers = new Map(first.answers);
     for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
     // A replayed state is served, but pays like a new call.
-    return { ...first, round: state.round, continuation: state.firstUse, overQuota };
+    return { ...first, answers, round: state.round, continuation: state.firstUse, overQuota };
   } catch (error) {
     if (!(error instanceof RpcError)) throw error;
     return { ...first, problem: error };
