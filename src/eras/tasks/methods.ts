@@ -11,7 +11,7 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import type { CallNext, CallOutcome, MaybeOutcome } from "../../call/outcome.ts";
+import type { CallNext, MaybeOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
 import { parseCall } from "../../core/parse_call.ts";
