@@ -10,7 +10,7 @@
 
 import type { GuardedCall } from "./context.ts";
 import type { Guardrail, GuardrailStage } from "./guardrail.ts";
-import type { CallNext, MaybeOutcome } from "./outcome.ts";
+import { type CallNext, isPending, type MaybeOutcome } from "./outcome.ts";
 
 const STAGE_ORDER: Readonly<Record<GuardrailStage, number>> = {
   audit: 0,
@@ -55,7 +55,9 @@ export function composePipeline(guardrails: readonly Guardrail[]): Pipeline {
       called = true;
       return step(index + 1, c, core);
     };
-    return guardrail.run(call, next);
+    const outcome = guardrail.run(call, next);
+    // A thenable of a guardrail's own becomes a promise, so every step after may call `then`.
+    return outcome instanceof Promise || !isPending(outcome) ? outcome : Promise.resolve(outcome);
   };
   return (call, core) => step(0, call, core);
 }

@@ -72,9 +72,13 @@ export type MaybeOutcome = CallOutcome | Promise<CallOutcome>;
  */
 export type CallNext = (call: GuardedCall) => MaybeOutcome;
 
-/** True for a promise (or any thenable) rather than an outcome. */
+/**
+ * True for a promise (or any thenable) rather than an outcome. Safe on what
+ * a faulty guardrail may return instead of either (undefined, a number).
+ */
 export function isPending(value: MaybeOutcome): value is Promise<CallOutcome> {
-  return "then" in value && typeof value.then === "function";
+  return typeof value === "object" && value !== null && "then" in value &&
+    typeof value.then === "function";
 }
 
 /** How a call ended. */

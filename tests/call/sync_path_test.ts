@@ -310,3 +310,42 @@ for (const how of ["sync", "async"] as const) {
     await server.close();
   });
 }
+
+Deno.test("a guardrail may return a thenable of its own; one that returns no outcome is -32603, audited", async () => {
+  const entries: AuditEntry[] = [];
+  const thenable: Guardrail = {
+    name: "thenable",
+    stage: "custom",
+    run: (call, next) => {
+      const outcome = next(call);
+      // A minimal thenable, not a Promise: every step before it still gets a promise.
+      return {
+        then: (resolve: (value: CallOutcome) => void) =>
+          void Promise.resolve(outcome).then(resolve),
+      } as unknown as Promise<CallOutcome>;
+    },
+  };
+  const server = oneAtATime([syncEcho], [...fourGuardrails(entries), thenable]);
+  await server.handle(initialize(1));
+  assert.deepEqual(
+    await server.handle(request(2, "tools/call", { name: "echo", arguments: { text: "via" } })),
+    { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "via" }] } },
+  );
+  await server.close();
+
+  const nothing: Guardrail = {
+    name: "nothing",
+    stage: "custom",
+    run: () => undefined as unknown as CallOutcome,
+  };
+  const broken = oneAtATime([syncEcho], [...fourGuardrails(entries), nothing]);
+  await broken.handle(initialize(1));
+  for (const id of [2, 3]) {
+    assert.deepEqual(
+      await broken.handle(request(id, "tools/call", { name: "echo", arguments: { text: "x" } })),
+      { jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } },
+    );
+  }
+  assert.equal(entries.length, 3, "every answered call has its audit line");
+  await broken.close();
+});

@@ -275,7 +275,8 @@ function recorded(
   outcome: CallOutcome,
   started: number,
 ): MaybeOutcome {
-  return afterEntry(recorder.record(call, outcome, started), () => outcome);
+  const accepted = recorder.record(call, outcome, started);
+  return accepted === undefined ? outcome : accepted.then(() => outcome);
 }
 
 /** `then()` once the entry is accepted (`accepted` resolved), or at once when nothing is awaited. */
