@@ -10,7 +10,7 @@
 
 import type { GuardedCall } from "./context.ts";
 import type { Guardrail, GuardrailStage } from "./guardrail.ts";
-import type { CallNext, CallOutcome } from "./outcome.ts";
+import { type CallNext, isPending, type MaybeOutcome } from "./outcome.ts";
 
 const STAGE_ORDER: Readonly<Record<GuardrailStage, number>> = {
   audit: 0,
@@ -30,8 +30,11 @@ export function orderGuardrails(guardrails: readonly Guardrail[]): Guardrail[] {
  * Runs one call through the guardrails and then `core`, the step that does
  * the work for this particular request. Passing the core per call is what
  * lets every method share one pipeline while each brings its own last step.
+ * The outcome comes back as it is when every step answered synchronously
+ * (no promise is made on the way), else as a promise. A step may also throw
+ * synchronously: the caller treats that as it treats a rejection.
  */
-export type Pipeline = (call: GuardedCall, core: CallNext) => Promise<CallOutcome>;
+export type Pipeline = (call: GuardedCall, core: CallNext) => MaybeOutcome;
 
 /**
  * Builds the pipeline from the guardrails (sorted into the fixed order).
@@ -40,18 +43,21 @@ export type Pipeline = (call: GuardedCall, core: CallNext) => Promise<CallOutcom
  */
 export function composePipeline(guardrails: readonly Guardrail[]): Pipeline {
   const ordered = orderGuardrails(guardrails);
-  const step = (index: number, call: GuardedCall, core: CallNext): Promise<CallOutcome> => {
+  const step = (index: number, call: GuardedCall, core: CallNext): MaybeOutcome => {
     const guardrail = ordered[index];
     if (guardrail === undefined) return core(call);
     let called = false;
     const next: CallNext = (c) => {
       if (called) {
+        // A rejection, not a throw: a guardrail that awaits sees it where it awaits.
         return Promise.reject(new Error(`Guardrail '${guardrail.name}' called next() twice`));
       }
       called = true;
       return step(index + 1, c, core);
     };
-    return guardrail.run(call, next);
+    const outcome = guardrail.run(call, next);
+    // A thenable of a guardrail's own becomes a promise, so every step after may call `then`.
+    return outcome instanceof Promise || !isPending(outcome) ? outcome : Promise.resolve(outcome);
   };
   return (call, core) => step(0, call, core);
 }

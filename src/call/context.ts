@@ -24,10 +24,10 @@ import type { Mask } from "./mask.ts";
  *   name: "staff-only",
  *   stage: "custom",
  *   run: (call, next) =>
- *     call.kind !== "tool" || isStaff(call.context) ? next(call) : Promise.resolve({
+ *     call.kind !== "tool" || isStaff(call.context) ? next(call) : {
  *       status: "denied",
  *       error: new RpcError(ErrorCode.AccessDenied, `Access denied: ${call.name}`),
- *     }),
+ *     },
  * };
  * ```
  */

@@ -12,8 +12,13 @@ import type { CallOutcome } from "./outcome.ts";
 /**
  * A step of the call pipeline. `run` receives the call and the rest of the
  * pipeline; it may refuse (return an error outcome without calling `next`),
- * pass through, or change what comes back. `visible`, when present, also
- * filters tools/list, resources/list and prompts/list.
+ * pass through, or change what comes back. `next` returns the outcome
+ * itself when every later step answered synchronously, else a promise of it;
+ * `run` may likewise return an outcome or a promise. A guardrail that only
+ * passes `next`'s value on (or refuses with a plain outcome) keeps a call
+ * that needs no waiting free of promises; one that needs to wait may be
+ * `async` and `await next(call)`, which works for both. `visible`, when
+ * present, also filters tools/list, resources/list and prompts/list.
  *
  * @example A guardrail that refuses calls outside office hours
  * ```ts
@@ -48,9 +53,13 @@ export interface Guardrail {
    */
   readonly stage: "audit" | "redact" | "access" | "rate_limit" | "custom";
   /**
-   * The step itself: `next` runs the rest of the pipeline, at most once.
+   * The step itself: `next` runs the rest of the pipeline, at most once. Both
+   * may answer with the outcome itself or with a promise of it (await either).
    */
-  run(call: GuardedCall, next: (call: GuardedCall) => Promise<CallOutcome>): Promise<CallOutcome>;
+  run(
+    call: GuardedCall,
+    next: (call: GuardedCall) => CallOutcome | Promise<CallOutcome>,
+  ): CallOutcome | Promise<CallOutcome>;
   /**
    * Whether `principal` may see `item` (a tool or prompt name, or a
    * resource URI) in a list; absent means yes.

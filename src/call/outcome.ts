@@ -60,8 +60,26 @@ export type CallOutcome =
     readonly error: RpcError;
   };
 
-/** The rest of the pipeline, as seen from one guardrail. */
-export type CallNext = (call: GuardedCall) => Promise<CallOutcome>;
+/**
+ * An outcome now, or a promise of one: what a step that answers
+ * synchronously returns without creating a promise.
+ */
+export type MaybeOutcome = CallOutcome | Promise<CallOutcome>;
+
+/**
+ * The rest of the pipeline, as seen from one guardrail: the outcome itself
+ * when every later step answered synchronously, else a promise of it.
+ */
+export type CallNext = (call: GuardedCall) => MaybeOutcome;
+
+/**
+ * True for a promise (or any thenable) rather than an outcome. Safe on what
+ * a faulty guardrail may return instead of either (undefined, a number).
+ */
+export function isPending(value: MaybeOutcome): value is Promise<CallOutcome> {
+  return typeof value === "object" && value !== null && "then" in value &&
+    typeof value.then === "function";
+}
 
 /** How a call ended. */
 export type CallStatus = CallOutcome["status"];

@@ -75,38 +75,68 @@ export function quotaOutcome(
   return { status: "quota_exceeded", error: quotaError(name, limit) };
 }
 
+/** Entries at zero kept for reuse before they are swept (a bound on what idle principals cost). */
+const MAX_IDLE = 1024;
+
 /**
  * How many of one thing each principal holds, up to a limit. Anonymous
- * callers (no principal) share one count. A principal's entry goes when its
- * count drops to zero, so the table holds only principals holding something.
+ * callers (no principal) share one count. A principal whose count drops to
+ * zero keeps its entry for its next take (a call answered synchronously
+ * takes and gives back at once, and re-inserting a map entry per call costs
+ * more than the call's own bookkeeping); once more than
+ * {@linkcode MAX_IDLE} entries are idle they are swept, so the table holds
+ * the principals holding something and at most that many more.
  */
 export class PrincipalCounts {
   /** The most each principal may hold. */
   readonly limit: number;
-  readonly #counts = new Map<string | undefined, number>();
+  readonly #counts = new Map<string | undefined, { held: number }>();
+  /** Entries at zero. */
+  #idle = 0;
 
   /** @param limit The most each principal may hold, at least 1. */
   constructor(limit: number) {
     this.limit = limit;
   }
 
+  /** Entries kept: the principals holding something, and idle ones up to the bound. */
+  get size(): number {
+    return this.#counts.size;
+  }
+
   /** How many `principal` holds. */
   held(principal: string | undefined): number {
-    return this.#counts.get(principal) ?? 0;
+    return this.#counts.get(principal)?.held ?? 0;
   }
 
   /** Takes one for `principal`; false (and nothing taken) when it holds its limit already. */
   take(principal: string | undefined): boolean {
-    const held = this.#counts.get(principal) ?? 0;
-    if (held >= this.limit) return false;
-    this.#counts.set(principal, held + 1);
+    const count = this.#counts.get(principal);
+    if (count === undefined) {
+      this.#counts.set(principal, { held: 1 });
+      return true;
+    }
+    if (count.held >= this.limit) return false;
+    if (count.held === 0) this.#idle--;
+    count.held++;
     return true;
   }
 
   /** Gives one back. */
   release(principal: string | undefined): void {
-    const held = this.#counts.get(principal) ?? 0;
-    if (held <= 1) this.#counts.delete(principal);
-    else this.#counts.set(principal, held - 1);
+    const count = this.#counts.get(principal);
+    if (count === undefined || count.held === 0) return;
+    count.held--;
+    if (count.held > 0) return;
+    this.#idle++;
+    if (this.#idle > MAX_IDLE) this.#sweep();
+  }
+
+  /** Drops every entry at zero. */
+  #sweep(): void {
+    for (const [principal, count] of this.#counts) {
+      if (count.held === 0) this.#counts.delete(principal);
+    }
+    this.#idle = 0;
   }
 }

@@ -9,7 +9,7 @@
 import { ErrorCode, invalidParamsError, quote, RpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcParams } from "../jsonrpc/messages.ts";
 import type { CallContext, CallKind, GuardedCall } from "../call/context.ts";
-import type { CallNext, CallOutcome } from "../call/outcome.ts";
+import { type CallNext, type CallOutcome, isPending, type MaybeOutcome } from "../call/outcome.ts";
 import type { Guardrail } from "../call/guardrail.ts";
 import type { Pipeline } from "../call/compose.ts";
 import type { Mask } from "../call/mask.ts";
@@ -105,7 +105,7 @@ export class RequestCore {
     this.#log = options.log;
     this.#inflight = new PrincipalCounts(options.inflightQuota ?? 64);
     const busy = quotaOutcome("inflightCalls", this.#inflight.limit);
-    this.#busy = () => Promise.resolve(busy);
+    this.#busy = () => busy;
   }
 
   /** How many guarded calls `principal` has in flight. */
@@ -223,9 +223,12 @@ export class RequestCore {
    * Runs a parsed call through the pipeline with `step` as its last step.
    * A malformed call still crosses the pipeline (the audit records it) and
    * is refused where the work would be done; so is a call whose principal
-   * has its quota of calls in flight. Never rejects.
+   * has its quota of calls in flight. Returns the outcome itself when every
+   * step answered synchronously, else a promise of it. Never throws, never
+   * rejects; the call's place in its principal's quota is given back exactly
+   * once, when the outcome is known.
    */
-  async guard(parsed: ParsedCall, step: CallNext): Promise<CallOutcome> {
+  guard(parsed: ParsedCall, step: CallNext): MaybeOutcome {
     const { problem } = parsed;
     const principal = parsed.call.context.principal;
     // Taken before the pipeline, so a refusal still crosses it (access, audit) like any other.
@@ -234,33 +237,49 @@ export class RequestCore {
       ? this.#busy
       : problem === undefined
       ? step
-      : () => Promise.resolve({ status: "invalid", error: problem });
+      : () => ({ status: "invalid", error: problem });
+    let outcome: MaybeOutcome;
     try {
-      return await this.#pipeline(parsed.call, core);
+      outcome = this.#pipeline(parsed.call, core);
     } catch (error) {
-      // A guardrail that throws is a bug in it; the client gets -32603, stderr the stack.
-      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      this.#log(
-        `warden: the call pipeline failed on ${parsed.call.method} ${
-          quote(parsed.call.name, 80, parsed.call.context.mask)
-        }: ${detail}`,
-      );
-      return {
-        status: "internal_error",
-        error: new RpcError(ErrorCode.InternalError, "Internal error"),
-      };
-    } finally {
       if (counted) this.#inflight.release(principal);
+      return this.#pipelineFailed(parsed, error);
     }
+    if (!isPending(outcome)) {
+      if (counted) this.#inflight.release(principal);
+      return outcome;
+    }
+    return outcome.then(
+      (settled) => {
+        if (counted) this.#inflight.release(principal);
+        return settled;
+      },
+      (error: unknown) => {
+        if (counted) this.#inflight.release(principal);
+        return this.#pipelineFailed(parsed, error);
+      },
+    );
+  }
+
+  /** A guardrail that throws is a bug in it; the client gets -32603, stderr the stack. */
+  #pipelineFailed(parsed: ParsedCall, error: unknown): CallOutcome {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.#log(
+      `warden: the call pipeline failed on ${parsed.call.method} ${
+        quote(parsed.call.name, 80, parsed.call.context.mask)
+      }: ${detail}`,
+    );
+    return {
+      status: "internal_error",
+      error: new RpcError(ErrorCode.InternalError, "Internal error"),
+    };
   }
 
   /** The last step of a tools/call: find the tool (after the guardrails) and run it. */
   callTool(context: RequestContext): CallNext {
     return (call) => {
       const tool = this.usableTool(call.name, context.client.capabilities);
-      if (tool === undefined) {
-        return Promise.resolve(notFound("tool", call.name, call.context.mask));
-      }
+      if (tool === undefined) return notFound("tool", call.name, call.context.mask);
       return runTool(tool, call.arguments, context, this.#log);
     };
   }

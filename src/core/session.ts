@@ -85,11 +85,11 @@ class GrantedInflight extends InflightTable {
     this.#current = current;
   }
 
-  override begin(id: JsonRpcId): InflightRequest | undefined {
-    const request = super.begin(id);
+  override create(): InflightRequest {
+    const request = super.create();
     const grant = this.#current();
     // Only under OAuth: without a grant, nothing is kept per request.
-    if (request !== undefined && grant !== undefined) this.#grants.set(request, grant);
+    if (grant !== undefined) this.#grants.set(request, grant);
     return request;
   }
 

@@ -355,14 +355,16 @@ function shapeResult(
  * 2025-11-25 and later, where they are an `isError` result the model can
  * act on (SEP-1303). A thrown `RpcError` stays a protocol error; anything
  * else thrown is the call failing and becomes an `isError` result with the
- * error's message.
+ * error's message. A handler that answers synchronously is answered
+ * synchronously (no promise is made); one that returns a promise gets the
+ * same treatment once it settles.
  */
-export async function runTool(
+export function runTool(
   tool: RegisteredTool,
   args: Readonly<Record<string, unknown>>,
   context: RequestContext,
   log: (message: string) => void,
-): Promise<CallOutcome> {
+): CallOutcome | Promise<CallOutcome> {
   const name = tool.definition.name;
   const violations = tool.validate(args);
   if (violations.length > 0) {
@@ -377,15 +379,36 @@ export async function runTool(
   let value: unknown;
   try {
     // Validation above is what makes the inferred argument type true.
-    value = await tool.definition.handler(args as never, context);
+    value = tool.definition.handler(args as never, context);
   } catch (error) {
-    if (context.aborted) return cancelledOutcome();
-    if (error instanceof InputRequiredError) return inputRequiredOutcome();
-    if (error instanceof RpcError) return errorOutcome(error);
-    // The client reads the message as an isError result; the operator needs the stack.
-    logThrown(log, `tool ${quote(name)}`, error);
-    const message = error instanceof Error ? error.message : String(error);
-    return toolError(message.length > 0 ? message : `Tool '${name}' failed`);
+    return handlerFailed(tool, context, log, error);
   }
-  return shapeResult(tool, value, log);
+  if (!isThenable(value)) return shapeResult(tool, value, log);
+  return Promise.resolve(value).then(
+    (settled) => shapeResult(tool, settled, log),
+    (error: unknown) => handlerFailed(tool, context, log, error),
+  );
+}
+
+/** A handler's own promise (any thenable), as opposed to a value it returned. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && "then" in value &&
+    typeof value.then === "function";
+}
+
+/** The outcome of a handler that threw (or rejected) with `error`. */
+function handlerFailed(
+  tool: RegisteredTool,
+  context: RequestContext,
+  log: (message: string) => void,
+  error: unknown,
+): CallOutcome {
+  const name = tool.definition.name;
+  if (context.aborted) return cancelledOutcome();
+  if (error instanceof InputRequiredError) return inputRequiredOutcome();
+  if (error instanceof RpcError) return errorOutcome(error);
+  // The client reads the message as an isError result; the operator needs the stack.
+  logThrown(log, `tool ${quote(name)}`, error);
+  const message = error instanceof Error ? error.message : String(error);
+  return toolError(message.length > 0 ? message : `Tool '${name}' failed`);
 }

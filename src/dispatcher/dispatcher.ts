@@ -197,10 +197,14 @@ export class Dispatcher<S extends DispatchSession> {
       const name = this.#mask === undefined ? method : this.#mask(method);
       return failure(id, ErrorCode.MethodNotFound, `Method not found: ${quote(name)}`);
     }
-    const request = session.inflight.begin(id);
-    if (request === undefined) {
+    const { inflight } = session;
+    if (inflight.has(id)) {
       return failure(id, ErrorCode.InvalidRequest, "Invalid request: id is already in use");
     }
+    // Entered in the table only if it waits: a request answered synchronously cannot be
+    // cancelled while it runs, and entering and removing it would cost more than its answer.
+    const request = inflight.create();
+    const mark = inflight.mark;
     let result: ReturnType<MethodHandler<S>>;
     try {
       result = handler(classified.message.params ?? EMPTY_PARAMS, { id, session, request });
@@ -208,6 +212,7 @@ export class Dispatcher<S extends DispatchSession> {
       return this.#failed(id, method, request, session, error);
     }
     if (!isThenable(result)) return this.#answered(id, request, session, result);
+    inflight.track(id, request, mark);
     return result.then(
       (value) => this.#answered(id, request, session, value),
       (error: unknown) => this.#failed(id, method, request, session, error),

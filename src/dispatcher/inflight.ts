@@ -45,18 +45,44 @@ export class InflightRequest {
 /** The in-flight requests of one session, by id. */
 export class InflightTable {
   readonly #requests = new Map<JsonRpcId, InflightRequest>();
+  /** How many times {@linkcode abortAll} ran, and with what reason last. */
+  #aborts = 0;
+  #abortReason: unknown;
 
   /** Number of requests being handled. */
   get size(): number {
     return this.#requests.size;
   }
 
-  /** Registers a request; undefined when that id is already in flight. */
-  begin(id: JsonRpcId): InflightRequest | undefined {
-    if (this.#requests.has(id)) return undefined;
-    const request = new InflightRequest();
+  /** Whether a request with `id` is in flight. */
+  has(id: JsonRpcId): boolean {
+    return this.#requests.has(id);
+  }
+
+  /**
+   * A new request, for the message being dispatched now; not entered yet. A
+   * request answered synchronously is never entered (nothing can cancel it
+   * while it runs, and entering and removing it would cost more than its
+   * answer): one that turns out to wait is entered with {@linkcode track}.
+   */
+  create(): InflightRequest {
+    return new InflightRequest();
+  }
+
+  /** A mark to pass to {@linkcode track}, taken when a request is created. */
+  get mark(): number {
+    return this.#aborts;
+  }
+
+  /**
+   * Enters `request`, created when {@linkcode mark} was `since` and now
+   * waiting; it is aborted at once if every request was aborted since. The
+   * caller has checked with {@linkcode has} that `id` was free, and ran
+   * nothing in between that could enter it.
+   */
+  track(id: JsonRpcId, request: InflightRequest, since: number): void {
     this.#requests.set(id, request);
-    return request;
+    if (since !== this.#aborts) request.abort(this.#abortReason);
   }
 
   /** Forgets a finished request. */
@@ -75,6 +101,8 @@ export class InflightTable {
 
   /** Aborts every request, for shutdown. */
   abortAll(reason: unknown): void {
+    this.#aborts++;
+    this.#abortReason = reason;
     for (const request of this.#requests.values()) request.abort(reason);
   }
 }

@@ -80,6 +80,15 @@ export class PostRoute {
     this.streamRequested = new Promise((resolve) => (this.#requestStream = resolve));
   }
 
+  /**
+   * Whether something was sent for the request before its reply (or the
+   * handler closed the stream): then the response is a stream, even when a
+   * synchronous handler's reply is known as early as that.
+   */
+  get streamWanted(): boolean {
+    return this.#early.length > 0 || this.#state === "detached";
+  }
+
   /** Whether the request is still open (its reply not yet sent). */
   get open(): boolean {
     return this.#state !== "done";

@@ -54,7 +54,7 @@ export async function respond<S extends HttpProtocolSession>(
     const first = route === undefined
       ? await replying.then(asFirst)
       : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
-    if (route !== undefined && first === undefined) {
+    if (route !== undefined && (first === undefined || route.streamWanted)) {
       // Something was sent for the request before its reply: stream.
       const writer = route.startStream();
       finishOnReply(route, replying, release);

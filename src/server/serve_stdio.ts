@@ -10,45 +10,14 @@
  * @module
  */
 
-import { exitProcess, hostStdin, hostStdout } from "../runtime/host.ts";
+import { exitProcess, hostStdin, hostStdout, runtime } from "../runtime/host.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import { StdioTransport, type StdioTransportOptions } from "../transports/stdio.ts";
 import type { Server } from "./types.ts";
 
-/**
- * `source` until `stop` aborts, then a clean end, as if the client had
- * closed stdin: the session stops reading but finishes what it started.
- */
-function endOnAbort(
-  source: ReadableStream<Uint8Array>,
-  stop: AbortSignal,
-): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let ended = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      stop.addEventListener("abort", () => {
-        if (ended) return;
-        ended = true;
-        controller.close();
-        reader.cancel().catch(() => {});
-      }, { once: true });
-    },
-    async pull(controller) {
-      const { value, done } = await reader.read();
-      if (ended) return;
-      if (done) {
-        ended = true;
-        controller.close();
-      } else {
-        controller.enqueue(value);
-      }
-    },
-    cancel(reason) {
-      ended = true;
-      return reader.cancel(reason);
-    },
-  });
+/** `stop`, or either of `stop` and the caller's own signal. */
+function endedBy(stop: AbortSignal, own: AbortSignal | undefined): AbortSignal {
+  return own === undefined ? stop : AbortSignal.any([stop, own]);
 }
 
 /** Lets a timer not keep the process alive: a number on Deno, an object with `unref` on Node and Bun. */
@@ -115,7 +84,8 @@ export async function serveStdio(
   } = {},
 ): Promise<void> {
   const { principal, handleSignals = true, ...transportOptions } = options;
-  const input = options.input ?? await hostStdin();
+  // On Deno the transport reads stdin itself (`Deno.stdin.read` into one buffer, no web stream).
+  const input = options.input ?? (runtime === "deno" ? undefined : await hostStdin());
   const output = options.output ?? await hostStdout();
   const stop = new AbortController();
   let session: Promise<void> | undefined;
@@ -127,10 +97,12 @@ export async function serveStdio(
     })
     : () => {};
   try {
+    // A signal ends the input as EOF does: the session stops reading but finishes what it started.
     const transport = new StdioTransport({
       ...transportOptions,
       ...(output === undefined ? {} : { output }),
-      input: handleSignals ? endOnAbort(input, stop.signal) : input,
+      ...(input === undefined ? {} : { input }),
+      ...(handleSignals ? { signal: endedBy(stop.signal, options.signal) } : {}),
     });
     session = server.connect(transport, principal === undefined ? {} : { principal });
     await session;

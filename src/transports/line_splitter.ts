@@ -253,7 +253,8 @@ export class SplitterState {
     } else {
       this.#emitParts(last, size, out);
     }
-    this.#parts = [];
+    // Most lines arrive whole: their piece list stays the same empty array, with no allocation.
+    if (this.#parts.length > 0) this.#parts = [];
     this.#pendingBytes = 0;
     this.#discardedBytes = -1;
   }

@@ -61,6 +61,14 @@ export interface StdioTransportOptions {
    * @default {true}
    */
   readonly redirectConsole?: boolean;
+  /**
+   * Aborting it ends the input as EOF does, at once (a read still waiting on
+   * the input is not awaited): the session stops reading and finishes what
+   * it started. `serveStdio()` ends its session this way on SIGINT and SIGTERM.
+   *
+   * @default {undefined} (only EOF ends the input)
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** The buffer a byte-stream input is read into, reused read after read. */
@@ -123,6 +131,7 @@ export class StdioTransport implements Transport {
       source,
       maxLineBytes,
       (info) => log(describeDrop(info, maxLineBytes)),
+      options.signal,
     );
     let sink: (release: () => void) => UnderlyingSink<string>;
     if (stdout !== undefined) {
@@ -241,15 +250,30 @@ function lineBatches(
   source: ByteSource,
   maxLineBytes: number,
   onDropped: (info: DroppedLine) => void,
+  signal: AbortSignal | undefined,
 ): ReadableStream<readonly string[]> {
   const splitter = new SplitterState(maxLineBytes, onDropped, source.reusesBuffer);
+  let ended = false;
   return new ReadableStream<readonly string[]>({
+    start(controller) {
+      // Ended here rather than by a wrapping stream, which would cost every read a hop.
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        controller.close();
+        source.cancel(signal?.reason).catch(() => {});
+      };
+      if (signal?.aborted) end();
+      else signal?.addEventListener("abort", end, { once: true });
+    },
     async pull(controller) {
       try {
         while (true) {
           const chunk = await source.read();
+          if (ended) return;
           const lines: string[] = [];
           if (chunk === undefined) {
+            ended = true;
             splitter.end(lines);
             if (lines.length > 0) controller.enqueue(lines);
             controller.close();
@@ -262,11 +286,16 @@ function lineBatches(
           }
         }
       } catch (error) {
+        if (ended) return;
+        ended = true;
         await source.cancel(error).catch(() => {});
         throw error;
       }
     },
-    cancel: (reason) => source.cancel(reason),
+    cancel: (reason) => {
+      ended = true;
+      return source.cancel(reason);
+    },
   }, { highWaterMark: 0 });
 }
 

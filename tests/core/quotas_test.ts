@@ -152,6 +152,26 @@ Deno.test("PrincipalCounts keeps each principal to its limit and forgets one hol
   assert.equal(counts.held("a"), 0);
 });
 
+Deno.test("PrincipalCounts keeps idle entries for reuse, but only up to a bound", () => {
+  const counts = new PrincipalCounts(1);
+  assert.equal(counts.take("holder"), true);
+  for (let i = 0; i < 5000; i++) {
+    assert.equal(counts.take(`p${i}`), true);
+    counts.release(`p${i}`);
+    assert.ok(counts.size <= 1026, `${counts.size} entries after ${i + 1} idle principals`);
+  }
+  assert.equal(counts.held("holder"), 1, "a principal holding something is never swept");
+  assert.equal(counts.take("holder"), false);
+  // One principal taking and giving back again and again keeps one entry.
+  for (let i = 0; i < 100; i++) {
+    assert.equal(counts.take("again"), true);
+    counts.release("again");
+  }
+  assert.equal(counts.held("again"), 0);
+  assert.equal(counts.take("again"), true);
+  assert.equal(counts.take("again"), false, "its reused entry still counts to the limit");
+});
+
 Deno.test("createServer() refuses a quota that is not a positive integer, naming it", () => {
   assert.deepEqual(resolveQuotas(undefined), {
     tasks: 100,

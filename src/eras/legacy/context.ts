@@ -38,6 +38,7 @@ export class HandlerContext extends ContextBase implements RequestContext {
   /** The grant of the token this request came with (its own, whatever came after it). */
   readonly auth: McpSession["auth"];
   readonly #session: McpSession;
+  #client: ClientDescription | undefined;
 
   constructor(
     id: JsonRpcId,
@@ -59,12 +60,15 @@ export class HandlerContext extends ContextBase implements RequestContext {
   }
 
   get client(): ClientDescription {
+    // Made once per request, when first asked: the session's description does not change under it.
+    if (this.#client !== undefined) return this.#client;
     const session = this.#session;
-    return {
+    this.#client = {
       info: session.clientInfo,
       capabilities: session.clientCapabilities,
       protocolVersion: session.protocolVersion ?? UNNEGOTIATED_PROTOCOL_VERSION,
     };
+    return this.#client;
   }
 
   protected minimumLevel(): LoggingLevel {

@@ -15,7 +15,12 @@ import { invalidParamsError } from "../../jsonrpc/errors.ts";
 import { MAX_SUBSCRIBED_URIS } from "../modern/subscriptions.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
-import type { CallNext, CallOutcome } from "../../call/outcome.ts";
+import {
+  type CallNext,
+  type CallOutcome,
+  isPending,
+  type MaybeOutcome,
+} from "../../call/outcome.ts";
 import { type Implementation, negotiateVersion } from "../../core/lifecycle.ts";
 import { isLoggingLevel } from "../../core/logging.ts";
 import { canonicalUri } from "../../core/canonical_uri.ts";
@@ -203,6 +208,13 @@ function settle(outcome: CallOutcome): Record<string, unknown> {
   throw outcome.error;
 }
 
+/** {@linkcode settle} now when the outcome is known, else once it is (no promise when none is due). */
+function answer(
+  outcome: MaybeOutcome,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  return isPending(outcome) ? outcome.then(settle) : settle(outcome);
+}
+
 /** The context a legacy request's handler gets. */
 function contextOf(
   deps: LegacyDeps,
@@ -236,13 +248,13 @@ const PROMPT_GET: ItemCall = {
   step: (core, context) => core.getPrompt(context),
 };
 
-/** One call on an item through the pipeline. */
-async function itemCall(
+/** One call on an item through the pipeline: answered synchronously when every step was. */
+function itemCall(
   deps: LegacyDeps,
   item: ItemCall,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   const context = contextOf(deps, params, request);
   const parsed = parseCall(
     item.kind,
@@ -250,7 +262,7 @@ async function itemCall(
     params,
     legacyFacts(context, request, deps.services.callMask),
   );
-  return settle(await deps.core.guard(parsed, item.step(deps.core, context)));
+  return answer(deps.core.guard(parsed, item.step(deps.core, context)));
 }
 
 /** `tools/call`. */
@@ -258,7 +270,7 @@ function callTool(
   deps: LegacyDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, TOOL_CALL, params, request);
 }
 
@@ -267,7 +279,7 @@ function readResource(
   deps: LegacyDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, RESOURCE_READ, params, request);
 }
 
@@ -276,7 +288,7 @@ function getPrompt(
   deps: LegacyDeps,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, PROMPT_GET, params, request);
 }
 

@@ -11,7 +11,7 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import type { JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
-import type { CallNext, CallOutcome } from "../../call/outcome.ts";
+import { type CallNext, type CallOutcome, isPending } from "../../call/outcome.ts";
 import { parseCall } from "../../core/parse_call.ts";
 import type { McpSession } from "../../core/session.ts";
 import { type CacheHints, readHints } from "../modern/caching.ts";
@@ -52,7 +52,7 @@ export function callTool(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, TOOL_CALL, params, request, meta);
 }
 
@@ -62,7 +62,7 @@ export function readResource(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, RESOURCE_READ, params, request, meta);
 }
 
@@ -72,7 +72,7 @@ export function getPrompt(
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   return itemCall(deps, PROMPT_GET, params, request, meta);
 }
 
@@ -97,25 +97,36 @@ export async function complete(
 /**
  * One call on an item: open the sealed state of earlier rounds, run the
  * pipeline with a step that may ask for input, and answer with the result,
- * the request for input, or the error.
+ * the request for input, or the error. Answered synchronously when there is
+ * no state to open and every step answered synchronously.
  */
-async function itemCall(
+function itemCall(
   deps: ModernDeps,
   item: ItemCall,
   params: JsonRpcParams,
   request: MethodContext<McpSession>,
   meta: RequestMeta,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const { kind, method } = item;
+  const principal = request.session.principal;
+  const trip = openState(deps.sealer, kind, method, params, principal, deps.now());
+  if (trip instanceof Promise) {
+    return trip.then((opened) => guardedItemCall(deps, item, params, request, meta, opened));
+  }
+  return guardedItemCall(deps, item, params, request, meta, trip);
+}
+
+/** An item call once its round trip is known: through the pipeline, then its wire answer. */
+function guardedItemCall(
+  deps: ModernDeps,
+  item: ItemCall,
+  params: JsonRpcParams,
+  request: MethodContext<McpSession>,
+  meta: RequestMeta,
+  trip: RoundTrip,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { kind, method } = item;
   const { session } = request;
-  const trip: RoundTrip = await openState(
-    deps.sealer,
-    kind,
-    method,
-    params,
-    session.principal,
-    deps.now(),
-  );
   const parsed = parseCall(
     kind,
     method,
@@ -135,17 +146,21 @@ async function itemCall(
     session.grantOf(request.request),
   );
   const refused = trip.overQuota;
-  const step = refused !== undefined
+  const step: CallNext = refused !== undefined
     // Its principal's memory of states is full: refused, through the pipeline (audited).
-    ? () => Promise.resolve(refused)
+    ? () => refused
     : inputRequiredStep(item.step(deps, context), ledger, trip, {
       sealer: deps.sealer,
       maxRounds: deps.maxInputRounds,
       ttlMs: deps.requestStateTtlMs,
       now: deps.now,
     });
-  const outcome = await deps.core.guard({ call: parsed.call, problem }, step);
-  return itemAnswer(deps, kind, parsed.call.name, trip, outcome);
+  const outcome = deps.core.guard({ call: parsed.call, problem }, step);
+  const name = parsed.call.name;
+  if (isPending(outcome)) {
+    return outcome.then((settled) => itemAnswer(deps, kind, name, trip, settled));
+  }
+  return itemAnswer(deps, kind, name, trip, outcome);
 }
 
 /** The wire answer to an item call's outcome. */

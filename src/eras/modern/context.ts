@@ -46,16 +46,17 @@ export interface InputRequest {
   readonly params: Record<string, unknown>;
 }
 
-/** What one run of a handler asked and was given. */
+/** The empty collections an untouched ledger shows: most runs ask nothing. */
+const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
+const NO_CAPABILITIES: ReadonlySet<string> = new Set();
+
+/**
+ * What one run of a handler asked and was given. Its collections are made
+ * on the first ask, so a run that asks nothing (most calls) costs none.
+ */
 export class InputLedger {
   /** Answers known to this run: from the sealed state and the retry, by key. */
-  readonly answers: Map<string, unknown>;
-  /** Answers this run actually used (what the next state carries). */
-  readonly used: Map<string, unknown> = new Map();
-  /** Asks not answered yet, in the order made. */
-  readonly pending: Map<string, InputRequest> = new Map();
-  /** Capabilities asks needed that the request did not declare, in the order asked. */
-  readonly missing: Set<string> = new Set();
+  readonly answers: ReadonlyMap<string, unknown>;
   /** An answer that did not have the shape its ask expects. */
   malformed: { key: string; reason: string } | undefined;
   /**
@@ -72,10 +73,43 @@ export class InputLedger {
   /** Whether the task handle was returned: asks marked `beforeTask` then wait like any other. */
   detached = false;
   #asks = 0;
-  readonly #keys = new Set<string>();
+  #keys: Set<string> | undefined;
+  #used: Map<string, unknown> | undefined;
+  #pending: Map<string, InputRequest> | undefined;
+  #missing: Set<string> | undefined;
 
-  constructor(answers: Map<string, unknown>) {
+  constructor(answers: ReadonlyMap<string, unknown>) {
     this.answers = answers;
+  }
+
+  /** Answers this run actually used (what the next state carries). */
+  get used(): ReadonlyMap<string, unknown> {
+    return this.#used ?? NO_ENTRIES;
+  }
+
+  /** Asks not answered yet, in the order made. */
+  get pending(): ReadonlyMap<string, InputRequest> {
+    return this.#pending ?? NO_ENTRIES;
+  }
+
+  /** Capabilities asks needed that the request did not declare, in the order asked. */
+  get missing(): ReadonlySet<string> {
+    return this.#missing ?? NO_CAPABILITIES;
+  }
+
+  /** Records that an ask used the answer given under `key`. */
+  use(key: string, answer: unknown): void {
+    (this.#used ??= new Map()).set(key, answer);
+  }
+
+  /** Records an ask the client has not answered yet. */
+  ask(key: string, request: InputRequest): void {
+    (this.#pending ??= new Map()).set(key, request);
+  }
+
+  /** Records a capability an ask needed that the request did not declare. */
+  lack(capability: string): void {
+    (this.#missing ??= new Set()).add(capability);
   }
 
   /**
@@ -91,10 +125,11 @@ export class InputLedger {
       }
     }
     const key = given ?? `${method.split("/")[0]}-${this.#asks}`;
-    if (this.#keys.has(key)) {
+    const keys = this.#keys ??= new Set();
+    if (keys.has(key)) {
       throw new TypeError(`Invalid input key: ${JSON.stringify(key)} is used by two asks`);
     }
-    this.#keys.add(key);
+    keys.add(key);
     return key;
   }
 }
@@ -159,12 +194,12 @@ export class ModernContext extends ContextBase implements RequestContext {
       key = ledger.nextKey(method, options?.inputKey);
       ask = build();
     } catch (error) {
-      if (error instanceof MissingCapabilityError) ledger.missing.add(error.capability);
+      if (error instanceof MissingCapabilityError) ledger.lack(error.capability);
       return Promise.reject(error);
     }
     if (ledger.answers.has(key)) {
       const answer = ledger.answers.get(key);
-      ledger.used.set(key, answer);
+      ledger.use(key, answer);
       try {
         return Promise.resolve(parseAnswer(ask, answer));
       } catch (error) {
@@ -178,7 +213,7 @@ export class ModernContext extends ContextBase implements RequestContext {
     if (ledger.suspend !== undefined && (options?.beforeTask !== true || ledger.detached)) {
       return ledger.suspend(key, request, (answer) => parseAnswer(ask, answer)) as Promise<T>;
     }
-    ledger.pending.set(key, request);
+    ledger.ask(key, request);
     const stop = Promise.reject(new InputRequiredError(key));
     // Marked handled: a handler that never awaits the ask must not crash the process.
     stop.catch(() => {});

@@ -9,7 +9,12 @@
 import { ErrorCode, invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import type { CallKind } from "../../call/context.ts";
-import type { CallNext, CallOutcome } from "../../call/outcome.ts";
+import {
+  type CallNext,
+  type CallOutcome,
+  isPending,
+  type MaybeOutcome,
+} from "../../call/outcome.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
 import { quotaOutcome } from "../../core/quotas.ts";
 import type { InputLedger } from "./context.ts";
@@ -18,7 +23,7 @@ import { digestArguments, type StateBinding, type StateSealer } from "./request_
 /** What a request brings from earlier rounds. */
 export interface RoundTrip {
   /** Answers by input key: the sealed state's, and the retry's own. */
-  readonly answers: Map<string, unknown>;
+  readonly answers: ReadonlyMap<string, unknown>;
   /** Rounds already asked (0 on a first request). */
   readonly round: number;
   /** Whether a sealed state verified and is used for the first time: the same call continuing. */
@@ -33,15 +38,22 @@ export interface RoundTrip {
   binding(): Promise<StateBinding>;
 }
 
-/** Reads a request's `inputResponses` and opens its `requestState`, if any. */
-export async function openState(
+/** The answers of a first request: none (shared, never written). */
+const NO_ANSWERS: ReadonlyMap<string, unknown> = new Map();
+
+/**
+ * Reads a request's `inputResponses` and opens its `requestState`, if any:
+ * at once when there is no state to open (the first round of every call),
+ * else a promise, since opening a sealed state awaits its digest and key.
+ */
+export function openState(
   sealer: StateSealer,
   kind: CallKind,
   method: string,
   params: JsonRpcParams,
   principal: string | undefined,
   now: number,
-): Promise<RoundTrip> {
+): RoundTrip | Promise<RoundTrip> {
   let bound: Promise<StateBinding> | undefined;
   const binding = (): Promise<StateBinding> => {
     // Digesting the arguments costs a hash: only for rounds that seal or open a state.
@@ -60,30 +72,47 @@ export async function openState(
   const responses = params.inputResponses;
   const token = params.requestState;
   const retried = responses !== undefined || token !== undefined;
-  const answers = new Map<string, unknown>();
+  let answers: ReadonlyMap<string, unknown> = NO_ANSWERS;
   let problem: RpcError | undefined;
   if (responses !== undefined && !isRecord(responses)) {
     problem = invalidParamsError("inputResponses must be an object of answers by input key");
   } else if (responses !== undefined) {
-    for (const [key, value] of Object.entries(responses)) answers.set(key, value);
+    answers = new Map(Object.entries(responses));
   }
-  let round = 0;
-  let continuation = false;
-  let overQuota: CallOutcome | undefined;
-  if (token !== undefined && problem === undefined) {
-    try {
-      const state = await sealer.open(token, await binding(), now);
-      if (state.overQuota) overQuota = quotaOutcome("requestStates", sealer.perPrincipal);
-      for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
-      round = state.round;
-      // A replayed state is served, but pays like a new call.
-      continuation = state.firstUse;
-    } catch (error) {
-      if (!(error instanceof RpcError)) throw error;
-      problem = error;
-    }
+  const first: RoundTrip = {
+    answers,
+    round: 0,
+    continuation: false,
+    retried,
+    problem,
+    overQuota: undefined,
+    binding,
+  };
+  if (token === undefined || problem !== undefined) return first;
+  return openSealed(sealer, token, now, first);
+}
+
+/** The round trip `first` continued from the sealed state `token`, or refused for it. */
+async function openSealed(
+  sealer: StateSealer,
+  token: unknown,
+  now: number,
+  first: RoundTrip,
+): Promise<RoundTrip> {
+  try {
+    const state = await sealer.open(token, await first.binding(), now);
+    const overQuota = state.overQuota
+      ? quotaOutcome("requestStates", sealer.perPrincipal)
+      : undefined;
+    // The state's answers go over the retry's own under the same key, as they always have.
+    const answers = new Map(first.answers);
+    for (const [key, value] of Object.entries(state.answers)) answers.set(key, value);
+    // A replayed state is served, but pays like a new call.
+    return { ...first, answers, round: state.round, continuation: state.firstUse, overQuota };
+  } catch (error) {
+    if (!(error instanceof RpcError)) throw error;
+    return { ...first, problem: error };
   }
-  return { answers, round, continuation, retried, problem, overQuota, binding };
 }
 
 /** How input rounds are bounded and sealed. */
@@ -113,6 +142,7 @@ function capabilitiesFor(capabilities: Iterable<string>): Record<string, unknown
  * Wraps a call's last step: when the handler asked for input it has not
  * been given, the outcome is an `InputRequiredResult` with every
  * outstanding ask and a sealed state carrying the answers used so far.
+ * A step that answered synchronously without asking stays synchronous.
  */
 export function inputRequiredStep(
   step: CallNext,
@@ -120,63 +150,86 @@ export function inputRequiredStep(
   trip: RoundTrip,
   options: RoundOptions,
 ): CallNext {
-  return async (call): Promise<CallOutcome> => {
-    const outcome = await step(call);
-    if (outcome.status === "cancelled") return outcome;
-    if (ledger.missing.size > 0 && outcome.status !== "ok") {
-      return {
-        status: "invalid",
-        error: new RpcError(
-          ModernErrorCode.MissingRequiredClientCapability,
-          `Missing required client capability: ${[...ledger.missing].join(", ")}`,
-          { requiredCapabilities: capabilitiesFor(ledger.missing) },
-        ),
-      };
+  return (call): MaybeOutcome => {
+    const outcome = step(call);
+    if (isPending(outcome)) {
+      return outcome.then((settled) => endRound(settled, ledger, trip, options));
     }
-    if (ledger.malformed !== undefined) {
-      const { key, reason } = ledger.malformed;
-      return {
-        status: "invalid",
-        error: invalidParamsError(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`),
-      };
-    }
-    if (ledger.pending.size === 0) {
-      if (outcome.status !== "input_required") return outcome;
-      // Only an ask can end a run with input required; anything else is a bug.
-      return {
-        status: "internal_error",
-        error: new RpcError(ErrorCode.InternalError, "Internal error"),
-      };
-    }
-    const round = trip.round + 1;
-    if (round > options.maxRounds) {
-      return {
-        status: "invalid",
-        error: invalidParamsError(
-          `the request asked for input more than ${options.maxRounds} times`,
-        ),
-      };
-    }
-    let requestState: string;
-    try {
-      requestState = await options.sealer.seal({
-        binding: await trip.binding(),
-        expires: options.now() + options.ttlMs,
-        round,
-        answers: Object.fromEntries(ledger.used),
-      });
-    } catch (error) {
-      // Too many or too large answers: the client's doing, refused like any bad params.
-      if (error instanceof RpcError) return { status: "invalid", error };
-      throw error;
-    }
+    return endRound(outcome, ledger, trip, options);
+  };
+}
+
+/** What a run that ended with `outcome` answers, given what it asked for. */
+function endRound(
+  outcome: CallOutcome,
+  ledger: InputLedger,
+  trip: RoundTrip,
+  options: RoundOptions,
+): MaybeOutcome {
+  if (outcome.status === "cancelled") return outcome;
+  if (ledger.missing.size > 0 && outcome.status !== "ok") {
     return {
-      status: "input_required",
-      result: {
-        resultType: "input_required",
-        inputRequests: Object.fromEntries(ledger.pending),
-        requestState,
-      },
+      status: "invalid",
+      error: new RpcError(
+        ModernErrorCode.MissingRequiredClientCapability,
+        `Missing required client capability: ${[...ledger.missing].join(", ")}`,
+        { requiredCapabilities: capabilitiesFor(ledger.missing) },
+      ),
     };
+  }
+  if (ledger.malformed !== undefined) {
+    const { key, reason } = ledger.malformed;
+    return {
+      status: "invalid",
+      error: invalidParamsError(`inputResponses[${JSON.stringify(key.slice(0, 80))}]: ${reason}`),
+    };
+  }
+  if (ledger.pending.size === 0) {
+    if (outcome.status !== "input_required") return outcome;
+    // Only an ask can end a run with input required; anything else is a bug.
+    return {
+      status: "internal_error",
+      error: new RpcError(ErrorCode.InternalError, "Internal error"),
+    };
+  }
+  const round = trip.round + 1;
+  if (round > options.maxRounds) {
+    return {
+      status: "invalid",
+      error: invalidParamsError(
+        `the request asked for input more than ${options.maxRounds} times`,
+      ),
+    };
+  }
+  return askForInput(ledger, trip, options, round);
+}
+
+/** The `InputRequiredResult` of a round that asked: the asks and the sealed state. */
+async function askForInput(
+  ledger: InputLedger,
+  trip: RoundTrip,
+  options: RoundOptions,
+  round: number,
+): Promise<CallOutcome> {
+  let requestState: string;
+  try {
+    requestState = await options.sealer.seal({
+      binding: await trip.binding(),
+      expires: options.now() + options.ttlMs,
+      round,
+      answers: Object.fromEntries(ledger.used),
+    });
+  } catch (error) {
+    // Too many or too large answers: the client's doing, refused like any bad params.
+    if (error instanceof RpcError) return { status: "invalid", error };
+    throw error;
+  }
+  return {
+    status: "input_required",
+    result: {
+      resultType: "input_required",
+      inputRequests: Object.fromEntries(ledger.pending),
+      requestState,
+    },
   };
 }

@@ -11,7 +11,7 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
-import type { CallNext, CallOutcome } from "../../call/outcome.ts";
+import type { CallNext, MaybeOutcome } from "../../call/outcome.ts";
 import type { ContextServices } from "../../core/context_base.ts";
 import type { Implementation } from "../../core/lifecycle.ts";
 import { parseCall } from "../../core/parse_call.ts";
@@ -53,14 +53,14 @@ export function toolCallStep(
   runner: TaskRunner,
   context: ModernContext,
 ): CallNext {
-  return (call): Promise<CallOutcome> => {
+  return (call): MaybeOutcome => {
     const tool = core.usableTool(call.name, context.client.capabilities);
-    if (tool === undefined) return Promise.resolve(notFound("tool", call.name, call.context.mask));
+    if (tool === undefined) return notFound("tool", call.name, call.context.mask);
     const support = tool.definition.task ?? "never";
     if (support === "never") return core.callTool(context)(call);
     if (!declaresTasks(context.client.capabilities)) {
       return support === "required"
-        ? Promise.resolve({ status: "invalid", error: tasksRequired() })
+        ? { status: "invalid", error: tasksRequired() }
         : core.callTool(context)(call);
     }
     // Bad arguments are answered at once: there is nothing to run.

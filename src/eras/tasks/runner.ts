@@ -137,7 +137,7 @@ export class TaskRunner {
     if (askedBeforeTask(parent.ledger)) return await this.#withdraw(task, run, open);
     parent.ledger.detached = true;
     open();
-    this.#launch(task, run, outcome);
+    this.#launch(task, run, Promise.resolve(outcome));
     return {
       status: "ok",
       // The handle is flat: the task's fields and nothing of its outcome.

@@ -272,7 +272,7 @@ export function accessPolicy(
   return {
     name: "access-policy",
     stage: "access",
-    // Not async: an allowed call hands on `next`'s promise without another hop.
+    // Not async: an allowed call hands on what `next` gives (an outcome, or its promise).
     run(call, next) {
       const decision = decideForms(
         compiled,
@@ -287,13 +287,13 @@ export function accessPolicy(
       } catch (error) {
         return Promise.reject(error);
       }
-      return Promise.resolve({
+      return {
         status: "denied",
         error: new RpcError(
           ErrorCode.AccessDenied,
           `Access denied: ${itemLabel(call.kind, call.name, call.context.mask)}`,
         ),
-      });
+      };
     },
     visible(item, principal) {
       return decideForms(compiled, principal, item.kind, item.name, undefined)

@@ -18,7 +18,13 @@ import {
   type AuditState,
   nextAuditEntry,
 } from "./audit.ts";
-import { type CallOutcome, type CallStatus, sentErrorCode } from "../../call/outcome.ts";
+import {
+  type CallOutcome,
+  type CallStatus,
+  isPending,
+  type MaybeOutcome,
+  sentErrorCode,
+} from "../../call/outcome.ts";
 import type { CallContext, GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import type { Mask } from "../../call/mask.ts";
@@ -266,6 +272,26 @@ function checkSink({ sink, key, maxLineBytes }: AuditLogOptions): void {
 }
 
 /**
+ * `outcome` once its entry is recorded: the outcome (and so the reply) waits
+ * until the sink has the entry, as a durable sink resolves once it is
+ * written and synced; at once when the sink took it synchronously.
+ */
+function recorded(
+  recorder: AuditRecorder,
+  call: GuardedCall,
+  outcome: CallOutcome,
+  started: number,
+): MaybeOutcome {
+  const accepted = recorder.record(call, outcome, started);
+  return accepted === undefined ? outcome : accepted.then(() => outcome);
+}
+
+/** `then()` once the entry is accepted (`accepted` resolved), or at once when nothing is awaited. */
+function afterEntry(accepted: void | Promise<void>, then: () => CallOutcome): MaybeOutcome {
+  return accepted === undefined ? then() : accepted.then(then);
+}
+
+/**
  * {@linkcode auditLog} over an already compiled redactor, for
  * `createGuardrails()`, which compiles the policy's rules once for the
  * redaction step and the audit log alike.
@@ -276,18 +302,26 @@ export function auditLogWith(options: AuditLogOptions, redactor: Redactor): Guar
   return {
     name: "audit-log",
     stage: "audit",
-    async run(call, next) {
+    // Not async: a call answered synchronously, to a sink that takes its entry
+    // synchronously, is answered without a promise.
+    run(call, next) {
       const started = recorder.monotonic();
-      let outcome: CallOutcome | undefined;
+      let outcome: MaybeOutcome;
       try {
-        outcome = await next(call);
-        return outcome;
-      } finally {
-        // The outcome (and so the reply) waits until the sink has the entry:
-        // a durable sink resolves once it is written and synced.
-        const accepted = recorder.record(call, outcome, started);
-        if (accepted !== undefined) await accepted;
+        outcome = next(call);
+      } catch (error) {
+        return afterEntry(recorder.record(call, undefined, started), () => {
+          throw error;
+        });
       }
+      if (!isPending(outcome)) return recorded(recorder, call, outcome, started);
+      return outcome.then(
+        (settled) => recorded(recorder, call, settled, started),
+        (error: unknown) =>
+          afterEntry(recorder.record(call, undefined, started), () => {
+            throw error;
+          }),
+      );
     },
     flush: () => recorder.flush(),
   };

@@ -183,7 +183,7 @@ export function rateLimitWith(options: RateLimiterOptions, deps: RateLimiterDeps
   return {
     name: "rate-limit",
     stage: "rate_limit",
-    // Not async: an allowed call hands on `next`'s promise without another hop.
+    // Not async: an allowed call hands on what `next` gives (an outcome, or its promise).
     run(call, next) {
       // The same call continuing (a verified MRTR retry, a task's polls) was charged when it began.
       if (call.context.continuation) return next(call);
@@ -198,10 +198,10 @@ export function rateLimitWith(options: RateLimiterOptions, deps: RateLimiterDeps
       const seconds = refusal.retryAfterSeconds;
       const label = itemLabel(call.kind, call.name, call.context.mask);
       const message = `Rate limit exceeded: ${label}, retry in ${seconds} s`;
-      return Promise.resolve({
+      return {
         status: "rate_limited",
         error: new RpcError(ErrorCode.RateLimited, message, { retry_after_seconds: seconds }),
-      });
+      };
     },
   };
 }

@@ -8,7 +8,7 @@
  */
 
 import { isRecord } from "../../jsonrpc/messages.ts";
-import type { CallOutcome } from "../../call/outcome.ts";
+import { type CallOutcome, isPending } from "../../call/outcome.ts";
 import type { GuardedCall } from "../../call/context.ts";
 import type { Guardrail } from "../../call/guardrail.ts";
 import { markMasked, type Mask } from "../../call/mask.ts";
@@ -282,6 +282,16 @@ export function redaction(options: RedactorOptions = {}): Guardrail {
   return redactionWith(compileRedactor(options));
 }
 
+/** What the redaction step hands back for `outcome`: masked by kind, its error marked masked. */
+function maskOutcome(redactor: Redactor, call: GuardedCall, outcome: CallOutcome): CallOutcome {
+  lastSplit = 0;
+  const masked = redactOutcome(redactor, call.kind, outcome);
+  if (lastSplit > 0) splitSecrets.set(masked, lastSplit);
+  // Masked here once: the server's last step must not mask the error again.
+  if ("error" in masked) markMasked(masked.error);
+  return masked;
+}
+
 /**
  * The redaction guardrail over a redactor compiled already, so that
  * `createGuardrails()` can give the audit log the same rules without
@@ -291,14 +301,13 @@ export function redactionWith(redactor: Redactor): Guardrail {
   return {
     name: "redaction",
     stage: "redact",
-    async run(call, next) {
-      const outcome = await next(call);
-      lastSplit = 0;
-      const masked = redactOutcome(redactor, call.kind, outcome);
-      if (lastSplit > 0) splitSecrets.set(masked, lastSplit);
-      // Masked here once: the server's last step must not mask the error again.
-      if ("error" in masked) markMasked(masked.error);
-      return masked;
+    // Not async: a call answered synchronously is masked and handed back synchronously.
+    run(call, next) {
+      const outcome = next(call);
+      if (isPending(outcome)) {
+        return outcome.then((settled) => maskOutcome(redactor, call, settled));
+      }
+      return maskOutcome(redactor, call, outcome);
     },
     mask: redactorMask(redactor),
   };
