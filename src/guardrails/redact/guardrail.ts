@@ -224,7 +224,7 @@ export function redactOutcome(
   let masked: CallOutcome;
   let record: MaskedTexts | undefined;
   try {
-    masked = maskOutcome(redactor, kind, outcome);
+    masked = maskByKind(redactor, kind, outcome);
   } finally {
     record = stopRecording(outer);
   }
@@ -232,7 +232,7 @@ export function redactOutcome(
   return masked;
 }
 
-function maskOutcome(
+function maskByKind(
   redactor: Redactor,
   kind: GuardedCall["kind"],
   outcome: CallOutcome,
