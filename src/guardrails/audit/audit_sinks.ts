@@ -192,7 +192,7 @@ export function fileAuditSink(path: string, options: {
     flush: () => file.flush(),
     close: () => file.close(),
   };
-  lineSinks.set(sink, { writeLine, report, readTail: () => readLogTail(path) });
+  lineSinks.set(sink, { writeLine, report, readTail: () => readLogTail(path), durable });
   return sink;
 }
 

@@ -3,7 +3,9 @@
  * stderr and file sinks). A chain begins lazily, at the first entry, with a
  * genesis line; a file sink's chain first reads the file's last line and
  * continues its `seq` and hash, so the sequence survives restarts. Entries
- * that arrive while the tail is being read wait, in order.
+ * that arrive while the tail is being read wait, in order: a durable sink's
+ * caller waits with them, any other's does not (its append follows the reply
+ * anyway, and a flush waits for them).
  *
  * @module
  */
@@ -26,6 +28,8 @@ export interface LineSink {
   writeLine(line: string): void | Promise<void>;
   /** For a file: where it ends, so the chain can continue it. */
   readTail?(): Promise<LogTail>;
+  /** Whether a line counts as written only once stored (the durable file sink). */
+  readonly durable?: boolean;
   /** Where its failures go. */
   readonly report: (error: unknown) => void;
 }
@@ -59,7 +63,12 @@ export class ChainWriter {
     if (this.#chain !== undefined) return this.#writeEntry(this.#chain, entry);
     const starting = this.#start();
     if (starting === undefined) return this.#writeEntry(this.#ready(), entry);
-    return starting.then(() => this.#writeEntry(this.#ready(), entry));
+    const written = starting.then(() => this.#writeEntry(this.#ready(), entry));
+    if (this.#sink.durable === true) return written;
+    // Queued behind the tail read, in order; checkpoint() (and so flush) runs after it. Not
+    // awaited: the first calls of a run must not turn asynchronous, and pile up past the
+    // in-flight quota, for a read that a non-durable sink never made the reply wait for.
+    written.catch(this.#sink.report);
   }
 
   /** Writes a checkpoint unless the chain has not begun or already ends with one. */

@@ -17,6 +17,7 @@ import {
 import { parseServerFlags, setupFromFlags } from "../../../src/setup/flags.ts";
 import { parsePolicy } from "../../../src/setup/policy_file.ts";
 import { echoFixtures, initialize, request } from "../../_helpers/helpers.ts";
+import { guardedCall } from "../../_helpers/guarded_calls.ts";
 
 async function ready(server: Server): Promise<Server> {
   await server.handle(initialize());
@@ -234,4 +235,38 @@ Deno.test("audit.durable and --audit-durable refuse what they cannot honour", as
     () => setupFromFlags({ audit: "-", auditDurable: true }),
     /--audit-durable needs a file audit log/,
   );
+});
+
+Deno.test("a non-durable file sink does not hold the first calls while it reads the file's end; a flush writes them, in order", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.log`;
+  for (const durable of [false, true]) {
+    await Deno.remove(path).catch(() => {});
+    const guardrail = auditLog({ sink: fileAuditSink(path, { durable }) });
+    const outcomes = [1, 2, 3].map((id) =>
+      guardrail.run(
+        guardedCall("tool", `echo-${id}`),
+        () => ({ status: "ok", result: { content: [] } }),
+      )
+    );
+    const held = outcomes.map((outcome) => typeof (outcome as { then?: unknown }).then);
+    // Durable: each reply waits for its line; otherwise the chain's start is no reason to wait.
+    assert.deepEqual(
+      held,
+      durable ? ["function", "function", "function"] : [
+        "undefined",
+        "undefined",
+        "undefined",
+      ],
+    );
+    await Promise.all(outcomes);
+    await guardrail.flush?.();
+    const text = await Deno.readTextFile(path);
+    const lines = text.trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(lines[0]?.event, "genesis");
+    assert.deepEqual(lines.slice(1, 4).map((line) => line.name), ["echo-1", "echo-2", "echo-3"]);
+    assert.deepEqual(lines.slice(1, 4).map((line) => line.seq), [1, 2, 3]);
+    assert.equal(lines.at(-1)?.event, "checkpoint");
+  }
+  await Deno.remove(dir, { recursive: true });
 });
