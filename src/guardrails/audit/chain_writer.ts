@@ -44,12 +44,16 @@ export interface ChainOptions {
   readonly now: () => number;
 }
 
+function ignore(): void {}
+
 /** One run's chain over one line sink. */
 export class ChainWriter {
   readonly #sink: LineSink;
   readonly #options: ChainOptions;
   #chain: AuditChain | undefined;
   #starting: Promise<void> | undefined;
+  /** Entries that arrived while the tail was read, with what to tell their callers. */
+  readonly #waiting: { entry: AuditEntry; done: (written: void | Promise<void>) => void }[] = [];
   /** Whether the last line written is a checkpoint (so a second flush adds none). */
   #checkpointed = false;
 
@@ -63,12 +67,15 @@ export class ChainWriter {
     if (this.#chain !== undefined) return this.#writeEntry(this.#chain, entry);
     const starting = this.#start();
     if (starting === undefined) return this.#writeEntry(this.#ready(), entry);
-    const written = starting.then(() => this.#writeEntry(this.#ready(), entry));
-    if (this.#sink.durable === true) return written;
-    // Queued behind the tail read, in order; checkpoint() (and so flush) runs after it. Not
-    // awaited: the first calls of a run must not turn asynchronous, and pile up past the
-    // in-flight quota, for a read that a non-durable sink never made the reply wait for.
-    written.catch(this.#sink.report);
+    // Queued behind the tail read; #begin writes the queue, in order, before any later entry.
+    // Only a durable sink's caller waits: the first calls of a run must not turn asynchronous
+    // (and, written at once, pile up past the in-flight quota) for a read that a non-durable
+    // sink never made the reply wait for. checkpoint(), and so flush, runs after the queue.
+    if (this.#sink.durable !== true) {
+      this.#waiting.push({ entry, done: ignore });
+      return;
+    }
+    return new Promise((resolve) => this.#waiting.push({ entry, done: resolve }));
   }
 
   /** Writes a checkpoint unless the chain has not begun or already ends with one. */
@@ -117,6 +124,9 @@ export class ChainWriter {
     this.#chain = chain;
     const line = chain.genesis(this.#options.now(), scope, this.#options.maxLineBytes, tail.last);
     // A line cut short by a crash is closed first, so the genesis starts a line of its own.
-    return this.#sink.writeLine(tail.needsNewline ? `\n${line}` : line);
+    const genesis = this.#sink.writeLine(tail.needsNewline ? `\n${line}` : line);
+    // In the same turn as the chain became ready, so no later entry can pass a waiting one.
+    for (const { entry, done } of this.#waiting.splice(0)) done(this.#writeEntry(chain, entry));
+    return genesis;
   }
 }

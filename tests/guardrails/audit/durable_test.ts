@@ -18,6 +18,7 @@ import { parseServerFlags, setupFromFlags } from "../../../src/setup/flags.ts";
 import { parsePolicy } from "../../../src/setup/policy_file.ts";
 import { echoFixtures, initialize, request } from "../../_helpers/helpers.ts";
 import { guardedCall } from "../../_helpers/guarded_calls.ts";
+import { ChainWriter, type LogTail } from "../../../src/guardrails/audit/chain_writer.ts";
 
 async function ready(server: Server): Promise<Server> {
   await server.handle(initialize());
@@ -269,4 +270,40 @@ Deno.test("a non-durable file sink does not hold the first calls while it reads 
     assert.equal(lines.at(-1)?.event, "checkpoint");
   }
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("an entry that arrives just as the file's end is read never passes the entries waiting for it", async () => {
+  for (const durable of [false, true]) {
+    const lines: string[] = [];
+    const tail = Promise.withResolvers<LogTail>();
+    const writer = new ChainWriter({
+      writeLine: (line) => {
+        lines.push(line);
+        return durable ? Promise.resolve() : undefined;
+      },
+      readTail: () => tail.promise,
+      report: (error) => assert.fail(String(error)),
+      durable,
+    }, { key: undefined, maxLineBytes: 65536, now: () => 0 });
+    const entry = (name: string): AuditEntry => ({
+      seq: 0,
+      time: "",
+      principal: null,
+      client: null,
+      method: "tools/call",
+      name,
+      arguments: {},
+      outcome: "ok",
+      error_code: null,
+      duration_ms: 0,
+      request_id: null,
+    });
+    const first = [writer.write(entry("a")), writer.write(entry("b"))];
+    // Registered after the writer's own reaction to the read: it runs as the chain begins.
+    const late = tail.promise.then(() => writer.write(entry("c")));
+    tail.resolve({ last: undefined, needsNewline: false });
+    await Promise.all([...first, late]);
+    const names = lines.map((line) => JSON.parse(line).name ?? JSON.parse(line).event);
+    assert.deepEqual(names, ["genesis", "a", "b", "c"], `durable: ${durable}`);
+  }
 });
