@@ -156,6 +156,8 @@ async function turnsInEra(
     tools: [tool],
     guardrails: fourGuardrails(),
   });
+  // The 2026-07-28 front door loads on the first modern request: load it before counting turns.
+  if (era === "modern") await server.handle(modernRequest(0, "tools/list"));
   const session = new TurnCounter(server);
   // The baseline is a request answered by a plain synchronous handler.
   const baseline = era === "legacy"
