@@ -170,9 +170,22 @@ export interface HttpProtocolSession extends DispatchSession {
 
 /** What the endpoint needs from the server; the transport knows nothing else of it. */
 export interface HttpHost<S extends HttpProtocolSession> {
-  /** Dispatches one parsed message (or batch) on `session`. */
+  /**
+   * Dispatches one parsed message (or batch) on `session`: the reply itself
+   * when every handler answered synchronously, else a promise of it. Never
+   * rejects.
+   */
   readonly dispatcher: {
-    handle(value: unknown, session: S): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+    dispatch(
+      value: unknown,
+      session: S,
+    ):
+      | JsonRpcResponse
+      | JsonRpcResponse[]
+      | undefined
+      | Promise<
+        JsonRpcResponse | JsonRpcResponse[] | undefined
+      >;
   };
   /** A new protocol session for `principal`. */
   newSession(principal: string | undefined): S;

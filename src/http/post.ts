@@ -14,7 +14,7 @@ import { legacyPost } from "./legacy_post.ts";
 import { isModernPost } from "./modern_headers.ts";
 import { modernPost } from "./modern_post.ts";
 import type { HttpProtocolSession } from "./options.ts";
-import { accepts, readBody } from "./requests.ts";
+import { accepts } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 
 /** Answers a POST: 415, 406, 413, 408 or 400 before dispatch, else what its era answers. */
@@ -41,7 +41,7 @@ export async function post<S extends HttpProtocolSession>(
       "Not acceptable: accept application/json and text/event-stream",
     );
   }
-  const text = await readBody(request, endpoint.bodyLimits);
+  const text = await endpoint.body.read(request);
   if (text instanceof Response) return text;
   let value: unknown;
   try {

@@ -50,7 +50,7 @@ export async function respond<S extends HttpProtocolSession>(
 ): Promise<Response> {
   try {
     const route = sseOk ? http.openRoute(ids, keepAliveMs) : undefined;
-    const replying = endpoint.host.dispatcher.handle(value, protocolOf<S>(http));
+    const replying = Promise.resolve(endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http)));
     const first = route === undefined
       ? await replying.then(asFirst)
       : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
