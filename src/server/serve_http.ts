@@ -34,8 +34,11 @@ async function settleWithin(pending: ReadonlySet<Promise<void>>, ms: number): Pr
 
 /** `response`, with `done` called once its body has been sent or abandoned. */
 function observeBody(response: Response, done: () => void): Response {
-  const body = response.body;
-  if (body === null || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+  // The header first: reading `body` turns a plain body into a stream the runtime must pump.
+  const body = response.headers.get("content-type")?.startsWith("text/event-stream") === true
+    ? response.body
+    : null;
+  if (body === null) {
     done();
     return response;
   }
