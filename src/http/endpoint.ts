@@ -13,6 +13,7 @@ import { MemoryEventStore } from "./event_store.ts";
 import type { HttpSession } from "./http_session.ts";
 import type { HeaderParam } from "./modern_headers.ts";
 import type { HttpHost, HttpOptions, HttpProtocolSession } from "./options.ts";
+import { pathMatcher } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 import { SessionTable } from "./session_table.ts";
 
@@ -24,6 +25,8 @@ export interface Endpoint<S extends HttpProtocolSession> {
   readonly options: HttpOptions;
   /** The path served, or undefined for any. */
   readonly path: string | undefined;
+  /** Whether a request URL is on the path served. */
+  readonly onPath: (url: string) => boolean;
   /** Reads a POST body within the endpoint's limits. */
   readonly body: BodyReader;
   /** The clock, in ms. */
@@ -73,6 +76,7 @@ export function openEndpoint<S extends HttpProtocolSession>(
     host,
     options,
     path: options.path,
+    onPath: options.path === undefined ? () => true : pathMatcher(options.path),
     body: new BodyReader(bodyLimits),
     now,
     stateless: options.stateless === true,

@@ -45,7 +45,6 @@ async function answer<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
 ): Promise<Response> {
-  const cors = corsHeaders(request.headers.get("origin"), endpoint.options.cors);
   let response: Response;
   try {
     response = await handleRequest(endpoint, request);
@@ -55,6 +54,11 @@ async function answer<S extends HttpProtocolSession>(
     endpoint.host.log(`warden: the HTTP endpoint failed: ${detail}`);
     response = rpcError(500, ErrorCode.InternalError, "Internal error");
   }
-  cors.forEach((value, key) => response.headers.set(key, value));
+  const cors = endpoint.options.cors;
+  // Without CORS there is nothing to add: no header object is made for it.
+  if (cors === undefined) return response;
+  corsHeaders(request.headers.get("origin"), cors).forEach((value, key) =>
+    response.headers.set(key, value)
+  );
   return response;
 }

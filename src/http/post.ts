@@ -14,7 +14,7 @@ import { legacyPost } from "./legacy_post.ts";
 import { isModernPost } from "./modern_headers.ts";
 import { modernPost } from "./modern_post.ts";
 import type { HttpProtocolSession } from "./options.ts";
-import { accepts } from "./requests.ts";
+import { acceptedOf } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 
 /** Answers a POST: 415, 406, 413, 408 or 400 before dispatch, else what its era answers. */
@@ -32,8 +32,7 @@ export async function post<S extends HttpProtocolSession>(
       "Unsupported media type: send application/json",
     );
   }
-  const jsonOk = accepts(request, "application/json");
-  const sseOk = accepts(request, "text/event-stream");
+  const { json: jsonOk, sse: sseOk } = acceptedOf(request.headers.get("accept"));
   if (!jsonOk && !sseOk) {
     return rpcError(
       406,
@@ -66,5 +65,8 @@ export async function post<S extends HttpProtocolSession>(
 
 /** The Content-Type without its parameters, lower case. */
 function mediaTypeOf(request: Request): string | undefined {
-  return request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  const type = request.headers.get("content-type");
+  // The usual spelling needs no splitting.
+  if (type === "application/json") return type;
+  return type?.split(";")[0]?.trim().toLowerCase();
 }

@@ -101,7 +101,7 @@ function refusal<S extends HttpProtocolSession>(
   origin: string | null,
 ): Response | undefined {
   const options = endpoint.options;
-  if (endpoint.path !== undefined && requestPath(request.url) !== endpoint.path) {
+  if (!endpoint.onPath(request.url)) {
     return pathNotFound();
   }
   if (
