@@ -1,5 +1,6 @@
 /**
- * One MCP session over Streamable HTTP: where each outgoing message goes
+ * One legacy MCP session over Streamable HTTP (sessionless requests have
+ * none: see `exchange.ts`): where each outgoing message goes
  * (the POST stream of the request it belongs to, or the session's standalone
  * GET stream), and how streams are primed, stored and resumed.
  *
@@ -41,12 +42,12 @@ function serialize(message: unknown): string {
 }
 
 /**
- * Whether a session's streams are resumable: it has an id to come back with
- * (not stateless) and negotiated 2025-11-25, whose clients expect priming
- * events (an event id with empty data); older clients may not.
+ * Whether a session's streams are resumable: it negotiated 2025-11-25, whose
+ * clients expect priming events (an event id with empty data); older
+ * clients may not.
  */
 function resumable(owner: HttpSession): boolean {
-  return owner.id !== undefined && (owner.session.protocolVersion ?? "") >= "2025-11-25";
+  return (owner.session.protocolVersion ?? "") >= "2025-11-25";
 }
 
 /**
@@ -141,8 +142,6 @@ export class PostRoute {
   #attachWriter(): SseWriter {
     const writer = new SseWriter(() => {
       if (this.#writer === writer) this.#writer = undefined;
-      // Without a session to resume on, a stream the client closes is the request cancelled.
-      if (this.#state !== "done" && this.#owner.id === undefined) this.#owner.clientGone(this);
     }, this.#keepAliveMs);
     this.#writer = writer;
     if (resumable(this.#owner)) {
@@ -156,11 +155,6 @@ export class PostRoute {
   }
 
   #emit(data: string): void {
-    // Events are kept only where a client can come back for them.
-    if (this.#owner.id === undefined) {
-      this.#writer?.send({ data });
-      return;
-    }
     const id = this.#owner.settings.store.store(this.streamId, data);
     this.#owner.remember(this.streamId);
     this.#writer?.send({ id, data });
@@ -174,8 +168,8 @@ export class PostRoute {
 
 /** An MCP session reached over HTTP. */
 export class HttpSession {
-  /** The `Mcp-Session-Id`, or undefined in stateless mode. */
-  readonly id: string | undefined;
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
   /** The protocol session. */
   readonly session: HttpProtocolSession;
   /** Stream settings of the endpoint. */
@@ -194,7 +188,7 @@ export class HttpSession {
   readonly authenticated: string | undefined;
 
   constructor(
-    id: string | undefined,
+    id: string,
     session: HttpProtocolSession,
     settings: StreamSettings,
     authenticated: string | undefined,
@@ -204,7 +198,7 @@ export class HttpSession {
     this.settings = settings;
     this.authenticated = authenticated;
     this.lastActive = settings.now();
-    this.#standaloneId = `${id ?? crypto.randomUUID()}.standalone`;
+    this.#standaloneId = `${id}.standalone`;
     session.attach((message, related) => this.#route(message, related));
     session.onCloseStream((requestId) => this.#routes.get(requestId)?.closeEarly());
   }
@@ -220,17 +214,10 @@ export class HttpSession {
     // An id already in flight keeps its own route: the dispatcher refuses the
     // duplicate, and that refusal must not take over the first call's stream.
     const fresh = ids.filter((id) => !this.#routes.has(id));
-    const streamId = `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`;
+    const streamId = `${this.id}.${this.#nextStream++}.${crypto.randomUUID()}`;
     const route = new PostRoute(this, streamId, fresh, keepAliveMs);
     for (const id of fresh) this.#routes.set(id, route);
     return route;
-  }
-
-  /** The client closed a route's stream: its requests are cancelled, with no reply. */
-  clientGone(route: PostRoute): void {
-    for (const id of route.ids) {
-      this.session.inflight.cancel(id, new Error("The client closed the response stream"));
-    }
   }
 
   /** Forgets a finished route. */
@@ -273,7 +260,7 @@ export class HttpSession {
    */
   resume(lastEventId: string): SseWriter | undefined {
     const replay = this.settings.store.replayAfter(lastEventId);
-    const prefix = `${this.id ?? "stateless"}.`;
+    const prefix = `${this.id}.`;
     if (replay === undefined || !replay.streamId.startsWith(prefix)) return undefined;
     const isStandalone = replay.streamId === this.#standaloneId;
     const writer = new SseWriter(() => {
@@ -309,8 +296,6 @@ export class HttpSession {
     this.session.detach();
     for (const route of new Set(this.#routes.values())) route.finish(undefined);
     this.#standalone?.close();
-    // A session without an id stored no events (see #emit): nothing to forget.
-    if (this.id === undefined) return;
     this.settings.store.forget(this.#standaloneId);
     for (const streamId of this.#streams) this.settings.store.forget(streamId);
     this.#streams.clear();
@@ -336,10 +321,6 @@ export class HttpSession {
   }
 
   #sendStandalone(data: string): void {
-    if (this.id === undefined) {
-      this.#standalone?.send({ data });
-      return;
-    }
     const id = this.settings.store.store(this.#standaloneId, data);
     this.#standalone?.send({ id, data });
   }

@@ -89,9 +89,9 @@ async function sessionPost<S extends HttpProtocolSession>(
     if (!endpoint.sessions.makeRoom()) {
       return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
     }
-    const http = endpoint.sessions.open(principal, true).http;
+    const http = endpoint.sessions.open(principal);
     http.session.auth = grant;
-    return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
+    return await dispatchOn(endpoint, http, value, sseOk, true);
   }
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) {
@@ -102,7 +102,7 @@ async function sessionPost<S extends HttpProtocolSession>(
   }
   // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
   found.session.auth = grant;
-  return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
+  return await dispatchOn(endpoint, found, value, sseOk, false);
 }
 
 /** The requests (messages with an id) among a POST body, for the audit of a refusal. */
@@ -120,15 +120,13 @@ async function dispatchOn<S extends HttpProtocolSession>(
   http: HttpSession,
   value: unknown,
   sseOk: boolean,
-  release: (() => void) | undefined,
   isInitialize: boolean,
 ): Promise<Response> {
-  const headers = new Headers();
-  if (http.id !== undefined) headers.set("mcp-session-id", http.id);
+  const headers = new Headers({ "mcp-session-id": http.id });
   const ids = requestIdsOf(Array.isArray(value) ? value : [value]);
-  if (ids.length === 0) return await acknowledge(endpoint, http, value, headers, release);
+  if (ids.length === 0) return await acknowledge(endpoint, http, value, headers);
   const statusOf = isInitialize ? initializeStatus : legacyStatus;
-  return await respond(endpoint, http, value, ids, sseOk, headers, release, statusOf);
+  return await respond(endpoint, http, value, ids, sseOk, headers, statusOf);
 }
 
 /**
@@ -140,16 +138,11 @@ async function acknowledge<S extends HttpProtocolSession>(
   http: HttpSession,
   value: unknown,
   headers: Headers,
-  release: (() => void) | undefined,
 ): Promise<Response> {
-  try {
-    const reply = await endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http));
-    if (reply === undefined) return new Response(null, { status: 202, headers });
-    headers.set("content-type", "application/json");
-    return new Response(JSON.stringify(reply), { status: 400, headers });
-  } finally {
-    release?.();
-  }
+  const reply = await endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http));
+  if (reply === undefined) return new Response(null, { status: 202, headers });
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify(reply), { status: 400, headers });
 }
 
 /** A legacy reply is always 200, errors included. */
@@ -169,7 +162,7 @@ function initializeStatus<S extends HttpProtocolSession>(
   http: HttpSession,
   headers: Headers,
 ): number {
-  if (http.id !== undefined && (reply === undefined || "error" in reply)) {
+  if (reply === undefined || "error" in reply) {
     endpoint.sessions.end(http.id, "The initialize request failed");
     headers.delete("mcp-session-id");
   }

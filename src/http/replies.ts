@@ -31,11 +31,9 @@ export type ReplyStatus = <S extends HttpProtocolSession>(
 /**
  * Dispatches `value` (carrying the requests `ids`) on `http` and answers:
  * as plain JSON when the reply comes first, as an SSE stream as soon as
- * anything else is sent for the requests (only when `sseOk`). `release` ends
- * a one-request session once the answer, or its stream, is done.
+ * anything else is sent for the requests (only when `sseOk`).
  *
  * @param statusOf The status of a plain reply.
- * @param keepAliveMs Keep-alive comments on the stream, in ms; 0 for none.
  */
 export async function respond<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
@@ -44,28 +42,21 @@ export async function respond<S extends HttpProtocolSession>(
   ids: readonly JsonRpcId[],
   sseOk: boolean,
   headers: Headers,
-  release: (() => void) | undefined,
   statusOf: ReplyStatus,
-  keepAliveMs = 0,
 ): Promise<Response> {
-  try {
-    const route = sseOk ? http.openRoute(ids, keepAliveMs) : undefined;
-    const replying = Promise.resolve(endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http)));
-    const first = route === undefined
-      ? await replying.then(asFirst)
-      : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
-    if (route !== undefined && first === undefined) {
-      // Something was sent for the request before its reply: stream.
-      const writer = route.startStream();
-      finishOnReply(route, replying, release);
-      release = undefined;
-      return sseResponse(writer.body, headers);
-    }
-    route?.finish(undefined);
-    return plainReply(endpoint, http, first?.reply, headers, statusOf);
-  } finally {
-    release?.();
+  const route = sseOk ? http.openRoute(ids) : undefined;
+  const replying = Promise.resolve(endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http)));
+  const first = route === undefined
+    ? await replying.then(asFirst)
+    : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
+  if (route !== undefined && first === undefined) {
+    // Something was sent for the request before its reply: stream.
+    const writer = route.startStream();
+    finishOnReply(route, replying);
+    return sseResponse(writer.body, headers);
   }
+  route?.finish(undefined);
+  return plainReply(endpoint, http, first?.reply, headers, statusOf);
 }
 
 function asFirst(reply: Reply): { reply: Reply } {
@@ -76,14 +67,11 @@ function nothing(): undefined {
   return undefined;
 }
 
-/** Ends a streamed route with its reply, then releases its session. */
-function finishOnReply(
-  route: PostRoute,
-  replying: Promise<Reply>,
-  release: (() => void) | undefined,
-): void {
-  replying.then((reply) => route.finish(reply === undefined ? undefined : JSON.stringify(reply)))
-    .finally(() => release?.());
+/** Ends a streamed route with its reply. */
+function finishOnReply(route: PostRoute, replying: Promise<Reply>): void {
+  void replying.then((reply) =>
+    route.finish(reply === undefined ? undefined : JSON.stringify(reply))
+  );
 }
 
 /** The reply as JSON with the status `statusOf` picks, or 202 when there is none. */

@@ -1,6 +1,6 @@
 /**
- * The legacy sessions of one Streamable HTTP endpoint: opening them (with an
- * `Mcp-Session-Id`, or for one request only), finding them, ending them, and
+ * The legacy sessions of one Streamable HTTP endpoint: opening them under an
+ * `Mcp-Session-Id`, finding them, ending them, and
  * keeping their number bounded (idle expiry, eviction of the oldest idle).
  *
  * @module
@@ -19,11 +19,11 @@ export interface SessionLimits {
   readonly now: () => number;
 }
 
-/** An open session and what ends it. */
-export interface OpenSession {
+/** An open session and what stops counting it as live. */
+interface OpenSession {
   /** The session. */
   readonly http: HttpSession;
-  /** Ends it (a one-request session) or stops counting it (a kept one). */
+  /** Stops counting it as live. */
   readonly release: () => void;
 }
 
@@ -40,30 +40,14 @@ export class SessionTable<S extends HttpProtocolSession> {
     this.#limits = limits;
   }
 
-  /**
-   * Opens a session for `principal`: kept under a fresh id when `keep`,
-   * otherwise alive only until its release (one request, or its stream).
-   */
-  open(principal: string | undefined, keep: boolean): OpenSession {
+  /** Opens a session for `principal` under a fresh id; it lives until ended or expired. */
+  open(principal: string | undefined): HttpSession {
     const session = this.#host.newSession(principal);
-    const id = keep ? crypto.randomUUID() : undefined;
+    const id = crypto.randomUUID();
     const http = new HttpSession(id, session, this.#settings, principal);
-    const release = this.#host.track(session, () => {
-      if (id !== undefined) this.end(id, "The server is shutting down");
-      else http.close(() => new Error("The server is shutting down"));
-    });
-    if (id !== undefined) {
-      const entry = { http, release };
-      this.#sessions.set(id, entry);
-      return entry;
-    }
-    return {
-      http,
-      release: () => {
-        http.close(() => new Error("The request ended"));
-        release();
-      },
-    };
+    const release = this.#host.track(session, () => this.end(id, "The server is shutting down"));
+    this.#sessions.set(id, { http, release });
+    return http;
   }
 
   /** The live session under `id` (expired ones are swept first). */
