@@ -20,7 +20,6 @@ import { gate, headersFor, messagesOf, post, SseReader } from "../_helpers/http_
 import { seededRandom } from "../_helpers/seeded_random.ts";
 
 const LEGACY = "2025-06-18";
-const MODERN = "2026-07-28";
 type Era = "legacy" | "modern";
 const ERAS: readonly Era[] = ["legacy", "modern"];
 
