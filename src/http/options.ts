@@ -62,7 +62,8 @@ export interface HttpOptions {
   /**
    * The longest a POST body may take to arrive, in ms; a body that stalls
    * past it is answered 408 and its connection closed, so slow clients cannot
-   * pin connections.
+   * pin connections. One timer per endpoint checks every body, so the answer
+   * may come up to an eighth of this (at most a second) late.
    * @default {30000}
    */
   bodyTimeoutMs?: number;
