@@ -76,7 +76,8 @@ export class BodyReader {
     const declared = header === null ? NaN : Number(header);
     if (declared > this.limits.maxBytes) return this.#tooLarge();
     if (Number.isInteger(declared) && declared >= 0) {
-      const bytes = await this.#within(request.bytes(), undefined);
+      // arrayBuffer(), not bytes(): older Node 20 releases lack the latter.
+      const bytes = await this.#within(request.arrayBuffer(), undefined);
       if (bytes === TIMED_OUT) return this.#timedOut();
       // The header is a claim: what arrived is measured.
       if (bytes.byteLength > this.limits.maxBytes) return this.#tooLarge();
