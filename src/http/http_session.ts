@@ -57,28 +57,46 @@ function resumable(owner: HttpSession): boolean {
  * `closeStream()` turns it into an SSE stream.
  */
 export class PostRoute {
-  readonly streamId: string;
   readonly ids: readonly JsonRpcId[];
-  /** Resolves when the response must become a stream. */
-  readonly streamRequested: Promise<void>;
-  #requestStream!: () => void;
+  /**
+   * Called once when the response must become a stream, if it was set
+   * before; `streamWanted` tells a caller that sets it late.
+   */
+  onStreamRequested: (() => void) | undefined;
+  #streamWanted = false;
+  #streamId: string | undefined;
   #state: "waiting" | "streaming" | "detached" | "done" = "waiting";
   #writer: SseWriter | undefined;
   readonly #early: string[] = [];
   readonly #owner: HttpSession;
   readonly #keepAliveMs: number;
 
-  constructor(
-    owner: HttpSession,
-    streamId: string,
-    ids: readonly JsonRpcId[],
-    keepAliveMs = 0,
-  ) {
+  constructor(owner: HttpSession, ids: readonly JsonRpcId[], keepAliveMs = 0) {
     this.#owner = owner;
     this.#keepAliveMs = keepAliveMs;
-    this.streamId = streamId;
     this.ids = ids;
-    this.streamRequested = new Promise((resolve) => (this.#requestStream = resolve));
+  }
+
+  /** The id its events are stored under; made when first needed (most replies are plain JSON). */
+  get streamId(): string {
+    this.#streamId ??= this.#owner.newStreamId();
+    return this.#streamId;
+  }
+
+  /** Whether `streamId` is this route's (a route that never streamed has none). */
+  hasStream(streamId: string): boolean {
+    return this.#streamId === streamId;
+  }
+
+  /** Whether the response must become a stream (something was sent, or it closes early). */
+  get streamWanted(): boolean {
+    return this.#streamWanted;
+  }
+
+  #requestStream(): void {
+    if (this.#streamWanted) return;
+    this.#streamWanted = true;
+    this.onStreamRequested?.();
   }
 
   /** Whether the request is still open (its reply not yet sent). */
@@ -214,10 +232,14 @@ export class HttpSession {
     // An id already in flight keeps its own route: the dispatcher refuses the
     // duplicate, and that refusal must not take over the first call's stream.
     const fresh = ids.filter((id) => !this.#routes.has(id));
-    const streamId = `${this.id}.${this.#nextStream++}.${crypto.randomUUID()}`;
-    const route = new PostRoute(this, streamId, fresh, keepAliveMs);
+    const route = new PostRoute(this, fresh, keepAliveMs);
     for (const id of fresh) this.#routes.set(id, route);
     return route;
+  }
+
+  /** A fresh id for one of the session's streams, under the session's own prefix. */
+  newStreamId(): string {
+    return `${this.id}.${this.#nextStream++}.${crypto.randomUUID()}`;
   }
 
   /** Forgets a finished route. */
@@ -276,7 +298,7 @@ export class HttpSession {
       for (const data of this.#queued.splice(0)) this.#sendStandalone(data);
       return writer;
     }
-    const route = [...this.#routes.values()].find((r) => r.streamId === replay.streamId);
+    const route = [...this.#routes.values()].find((r) => r.hasStream(replay.streamId));
     if (route === undefined) {
       writer.close();
     } else {

@@ -31,11 +31,12 @@ export type ReplyStatus = <S extends HttpProtocolSession>(
 /**
  * Dispatches `value` (carrying the requests `ids`) on `http` and answers:
  * as plain JSON when the reply comes first, as an SSE stream as soon as
- * anything else is sent for the requests (only when `sseOk`).
+ * anything else is sent for the requests (only when `sseOk`). A reply that
+ * is there at once needs no promise of its own.
  *
  * @param statusOf The status of a plain reply.
  */
-export async function respond<S extends HttpProtocolSession>(
+export function respond<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   http: HttpSession,
   value: unknown,
@@ -43,35 +44,48 @@ export async function respond<S extends HttpProtocolSession>(
   sseOk: boolean,
   headers: Headers,
   statusOf: ReplyStatus,
-): Promise<Response> {
+): Response | Promise<Response> {
   const route = sseOk ? http.openRoute(ids) : undefined;
-  const replying = Promise.resolve(endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http)));
-  const first = route === undefined
-    ? await replying.then(asFirst)
-    : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
-  if (route !== undefined && first === undefined) {
-    // Something was sent for the request before its reply: stream.
-    const writer = route.startStream();
-    finishOnReply(route, replying);
-    return sseResponse(writer.body, headers);
-  }
-  route?.finish(undefined);
-  return plainReply(endpoint, http, first?.reply, headers, statusOf);
+  const replying = endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http));
+  const answer = (reply: Reply): Response => {
+    if (route !== undefined && route.streamWanted) {
+      // Something was sent for the request before its reply: all of it travels as a stream.
+      const writer = route.startStream();
+      finish(route, reply);
+      return sseResponse(writer.body, headers);
+    }
+    route?.finish(undefined);
+    return plainReply(endpoint, http, reply, headers, statusOf);
+  };
+  if (!isThenable(replying)) return answer(replying);
+  if (route === undefined) return replying.then(answer);
+  return new Promise((resolve) => {
+    const stream = (): void => {
+      const writer = route.startStream();
+      void replying.then((reply) => finish(route, reply));
+      resolve(sseResponse(writer.body, headers));
+    };
+    if (route.streamWanted) {
+      stream();
+      return;
+    }
+    route.onStreamRequested = stream;
+    // The dispatcher never rejects: every failure is a reply.
+    void replying.then((reply) => {
+      if (route.streamWanted) return;
+      route.onStreamRequested = undefined;
+      resolve(answer(reply));
+    });
+  });
 }
 
-function asFirst(reply: Reply): { reply: Reply } {
-  return { reply };
-}
-
-function nothing(): undefined {
-  return undefined;
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
 /** Ends a streamed route with its reply. */
-function finishOnReply(route: PostRoute, replying: Promise<Reply>): void {
-  void replying.then((reply) =>
-    route.finish(reply === undefined ? undefined : JSON.stringify(reply))
-  );
+function finish(route: PostRoute, reply: Reply): void {
+  route.finish(reply === undefined ? undefined : JSON.stringify(reply));
 }
 
 /** The reply as JSON with the status `statusOf` picks, or 202 when there is none. */
