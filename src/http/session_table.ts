@@ -9,6 +9,9 @@
 import { HttpSession, type StreamSettings } from "./http_session.ts";
 import type { HttpHost, HttpProtocolSession } from "./options.ts";
 
+/** The longest the table goes between sweeps of every session, in ms. */
+const SWEEP_EVERY_MS = 1000;
+
 /** How many sessions live, and how long. */
 export interface SessionLimits {
   /** A session nobody used for this long is ended, in ms. */
@@ -33,6 +36,7 @@ export class SessionTable<S extends HttpProtocolSession> {
   readonly #host: HttpHost<S>;
   readonly #settings: StreamSettings;
   readonly #limits: SessionLimits;
+  #nextSweep = Number.NEGATIVE_INFINITY;
 
   constructor(host: HttpHost<S>, settings: StreamSettings, limits: SessionLimits) {
     this.#host = host;
@@ -50,10 +54,16 @@ export class SessionTable<S extends HttpProtocolSession> {
     return http;
   }
 
-  /** The live session under `id` (expired ones are swept first). */
+  /** The live session under `id`: undefined when unknown, or expired (then it is ended). */
   get(id: string): HttpSession | undefined {
-    this.#sweep();
-    return this.#sessions.get(id)?.http;
+    this.#sweepSometimes();
+    const entry = this.#sessions.get(id);
+    if (entry === undefined) return undefined;
+    if (this.#expired(entry.http, this.#limits.now())) {
+      this.end(id, "The session expired");
+      return undefined;
+    }
+    return entry.http;
   }
 
   /** Ends the session under `id`, if any. */
@@ -75,7 +85,10 @@ export class SessionTable<S extends HttpProtocolSession> {
    * least recently used idle one at the cap. False when all are busy.
    */
   makeRoom(): boolean {
-    this.#sweep();
+    this.#sweepSometimes();
+    if (this.#sessions.size < this.#limits.maxSessions) return true;
+    // At the cap every expired session counts: sweep them all now.
+    this.#sweep(this.#limits.now());
     if (this.#sessions.size < this.#limits.maxSessions) return true;
     let oldest: [string, HttpSession] | undefined;
     for (const [id, { http }] of this.#sessions) {
@@ -88,10 +101,25 @@ export class SessionTable<S extends HttpProtocolSession> {
     return true;
   }
 
-  #sweep(): void {
-    const cutoff = this.#limits.now() - this.#limits.idleMs;
+  #expired(http: HttpSession, now: number): boolean {
+    return http.lastActive < now - this.#limits.idleMs && !http.busy;
+  }
+
+  /**
+   * Sweeps the whole table at most once a second (or once per idle time, if
+   * shorter): a request looks at its own session's expiry, and walking
+   * every session on every request would make each one cost the table's size.
+   */
+  #sweepSometimes(): void {
+    const now = this.#limits.now();
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + Math.min(this.#limits.idleMs, SWEEP_EVERY_MS);
+    this.#sweep(now);
+  }
+
+  #sweep(now: number): void {
     for (const [id, { http }] of this.#sessions) {
-      if (http.lastActive < cutoff && !http.busy) this.end(id, "The session expired");
+      if (this.#expired(http, now)) this.end(id, "The session expired");
     }
   }
 }
