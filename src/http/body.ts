@@ -42,9 +42,6 @@ export function bodyLimitsOf(
 
 const decoder = new TextDecoder();
 
-/** What a read that ran out of time settles with. */
-const TIMED_OUT: unique symbol = Symbol("timed out");
-
 /** A body being read: when it must have arrived, and what ends it then. */
 interface Waiting {
   readonly deadline: number;
@@ -71,20 +68,18 @@ export class BodyReader {
    * within `timeoutMs` (408). Either error closes the connection, so a slow
    * or oversized body cannot keep it.
    */
-  async read(request: Request): Promise<string | Response> {
+  read(request: Request): Promise<string | Response> {
     const header = request.headers.get("content-length");
     const declared = header === null ? NaN : Number(header);
-    if (declared > this.limits.maxBytes) return this.#tooLarge();
+    if (declared > this.limits.maxBytes) return Promise.resolve(this.#tooLarge());
     if (Number.isInteger(declared) && declared >= 0) {
       // arrayBuffer(), not bytes(): older Node 20 releases lack the latter.
-      const bytes = await this.#within(request.arrayBuffer(), undefined);
-      if (bytes === TIMED_OUT) return this.#timedOut();
-      // The header is a claim: what arrived is measured.
-      if (bytes.byteLength > this.limits.maxBytes) return this.#tooLarge();
-      return decoder.decode(bytes);
+      return this.#within(request.arrayBuffer(), undefined, (bytes) =>
+        // The header is a claim: what arrived is measured.
+        bytes.byteLength > this.limits.maxBytes ? this.#tooLarge() : decoder.decode(bytes));
     }
-    if (request.body === null) return "";
-    return await this.#readChunks(request.body);
+    if (request.body === null) return Promise.resolve("");
+    return this.#readChunks(request.body);
   }
 
   async #readChunks(body: ReadableStream<Uint8Array>): Promise<string | Response> {
@@ -104,28 +99,40 @@ export class BodyReader {
       }
     })();
     // Cancelling the reader ends a read that is waiting.
-    const whole = await this.#within(reading, () => void reader.cancel().catch(() => {}));
-    if (whole === TIMED_OUT) return this.#timedOut();
-    if (!whole) return this.#tooLarge();
-    return textOfChunks(chunks, size);
+    return await this.#within(
+      reading,
+      () => void reader.cancel().catch(() => {}),
+      (whole) => whole ? textOfChunks(chunks, size) : this.#tooLarge(),
+    );
   }
 
-  /** `reading`'s value, or TIMED_OUT (after `expire`) once the time limit passes first. */
-  #within<T>(reading: Promise<T>, expire: (() => void) | undefined): Promise<T | typeof TIMED_OUT> {
+  /**
+   * What `done` makes of `reading`'s value, or the 408 answer (after
+   * `expire`) once the time limit passes first.
+   */
+  #within<T>(
+    reading: Promise<T>,
+    expire: (() => void) | undefined,
+    done: (value: T) => string | Response,
+  ): Promise<string | Response> {
     return new Promise((resolve, reject) => {
       const waiting: Waiting = {
         deadline: Date.now() + this.limits.timeoutMs,
         expire: () => {
           expire?.();
-          resolve(TIMED_OUT);
+          resolve(this.#timedOut());
         },
       };
       this.#waiting.add(waiting);
       this.#timer ??= setInterval(() => this.#sweep(), this.#tickMs);
-      // A read that fails after its time ran out has nobody left to tell: reject() is then a no-op.
+      // A read that settles after its time ran out has nobody left to tell: resolve() is then a no-op.
       reading.then((value) => {
         this.#waiting.delete(waiting);
-        resolve(value);
+        try {
+          resolve(done(value));
+        } catch (error) {
+          reject(error);
+        }
       }, (error: unknown) => {
         this.#waiting.delete(waiting);
         reject(error);

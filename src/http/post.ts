@@ -18,7 +18,7 @@ import { acceptedOf } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 
 /** Answers a POST: 415, 406, 413, 408 or 400 before dispatch, else what its era answers. */
-export async function post<S extends HttpProtocolSession>(
+export function post<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
   principal: string | undefined,
@@ -26,22 +26,37 @@ export async function post<S extends HttpProtocolSession>(
   grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (mediaTypeOf(request) !== "application/json") {
-    return rpcError(
+    return Promise.resolve(rpcError(
       415,
       ErrorCode.InvalidRequest,
       "Unsupported media type: send application/json",
-    );
+    ));
   }
   const { json: jsonOk, sse: sseOk } = acceptedOf(request.headers.get("accept"));
   if (!jsonOk && !sseOk) {
-    return rpcError(
+    return Promise.resolve(rpcError(
       406,
       ErrorCode.InvalidRequest,
       "Not acceptable: accept application/json and text/event-stream",
-    );
+    ));
   }
-  const text = await endpoint.body.read(request);
-  if (text instanceof Response) return text;
+  return endpoint.body.read(request).then((text) =>
+    text instanceof Response
+      ? text
+      : parsed(endpoint, request, principal, version, grant, sseOk, text)
+  );
+}
+
+/** The POST once its body arrived: parsed, authorized, then handed to its era. */
+function parsed<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  principal: string | undefined,
+  version: string | null,
+  grant: AuthGrant | undefined,
+  sseOk: boolean,
+  text: string,
+): Response | Promise<Response> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -53,14 +68,13 @@ export async function post<S extends HttpProtocolSession>(
     // Before dispatch, so a client can step up (403 insufficient_scope) with nothing done.
     const refused = auth.authorize(itemsOf(value), grant.scopes);
     if (refused !== undefined) {
-      await auditAuthRefusal(endpoint, request, refused, principal, value);
-      return refused;
+      return auditAuthRefusal(endpoint, request, refused, principal, value).then(() => refused);
     }
   }
   if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
-    return await modernPost(endpoint, request, principal, value, sseOk, grant);
+    return modernPost(endpoint, request, principal, value, sseOk, grant);
   }
-  return await legacyPost(endpoint, request, principal, version, value, sseOk, grant);
+  return legacyPost(endpoint, request, principal, version, value, sseOk, grant);
 }
 
 /** The Content-Type without its parameters, lower case. */

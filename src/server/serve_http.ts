@@ -93,18 +93,20 @@ class DrainGate {
     timeout.cancel();
   }
 
-  async handle(request: Request): Promise<Response> {
+  handle(request: Request): Promise<Response> {
     // The endpoint serves its Protected Resource Metadata (OAuth) at the well-known paths.
     if (!this.#onPath(request.url) && !isMetadataPath(requestPath(request.url))) {
-      return new Response("Not found", { status: 404 });
+      return Promise.resolve(new Response("Not found", { status: 404 }));
     }
     if (this.#draining) {
-      return new Response("Service unavailable: shutting down", {
-        status: 503,
-        headers: { connection: "close" },
-      });
+      return Promise.resolve(
+        new Response("Service unavailable: shutting down", {
+          status: 503,
+          headers: { connection: "close" },
+        }),
+      );
     }
-    if (request.method !== "POST") return await this.server.fetch(request);
+    if (request.method !== "POST") return this.server.fetch(request);
     this.#open++;
     let finished = false;
     const finish = (): void => {
@@ -112,12 +114,17 @@ class DrainGate {
       finished = true;
       if (--this.#open === 0) this.#idle?.();
     };
+    let fetching: Promise<Response>;
     try {
-      return observeBody(await this.server.fetch(request), finish);
+      fetching = this.server.fetch(request);
     } catch (error) {
       finish();
-      throw error;
+      return Promise.reject(error);
     }
+    return fetching.then((response) => observeBody(response, finish), (error: unknown) => {
+      finish();
+      throw error;
+    });
   }
 }
 
