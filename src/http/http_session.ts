@@ -69,11 +69,9 @@ export class PostRoute {
   #writer: SseWriter | undefined;
   readonly #early: string[] = [];
   readonly #owner: HttpSession;
-  readonly #keepAliveMs: number;
 
-  constructor(owner: HttpSession, ids: readonly JsonRpcId[], keepAliveMs = 0) {
+  constructor(owner: HttpSession, ids: readonly JsonRpcId[]) {
     this.#owner = owner;
-    this.#keepAliveMs = keepAliveMs;
     this.ids = ids;
   }
 
@@ -160,7 +158,7 @@ export class PostRoute {
   #attachWriter(): SseWriter {
     const writer = new SseWriter(() => {
       if (this.#writer === writer) this.#writer = undefined;
-    }, this.#keepAliveMs);
+    });
     this.#writer = writer;
     if (resumable(this.#owner)) {
       writer.send({
@@ -227,12 +225,12 @@ export class HttpSession {
       (this.#standalone !== undefined && !this.#standalone.closed);
   }
 
-  /** A route for the requests of one POST; long-lived ones get keep-alive comments. */
-  openRoute(ids: readonly JsonRpcId[], keepAliveMs = 0): PostRoute {
+  /** A route for the requests of one POST. */
+  openRoute(ids: readonly JsonRpcId[]): PostRoute {
     // An id already in flight keeps its own route: the dispatcher refuses the
     // duplicate, and that refusal must not take over the first call's stream.
     const fresh = ids.filter((id) => !this.#routes.has(id));
-    const route = new PostRoute(this, fresh, keepAliveMs);
+    const route = new PostRoute(this, fresh);
     for (const id of fresh) this.#routes.set(id, route);
     return route;
   }
