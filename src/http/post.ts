@@ -71,7 +71,7 @@ function parsed<S extends HttpProtocolSession>(
       return auditAuthRefusal(endpoint, request, refused, principal, value).then(() => refused);
     }
   }
-  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
+  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions, version)) {
     return modernPost(endpoint, request, principal, value, sseOk, grant);
   }
   return legacyPost(endpoint, request, principal, version, value, sseOk, grant);
