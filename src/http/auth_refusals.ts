@@ -15,13 +15,13 @@ import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
 import type { Endpoint } from "./endpoint.ts";
 import type { HttpProtocolSession } from "./options.ts";
-import { type BodyLimits, readBody } from "./requests.ts";
+import { BodyReader } from "./body.ts";
 
 /**
  * How much of a refused body is read to name its method: a caller without
  * credentials must not hold a connection or memory for long on our account.
  */
-const REFUSED_BODY: BodyLimits = { maxBytes: 64 * 1024, timeoutMs: 2000 };
+const REFUSED_BODY = new BodyReader({ maxBytes: 64 * 1024, timeoutMs: 2000 });
 
 /** Stands in for a request whose body names no message (a GET, a DELETE, bad JSON). */
 const NO_MESSAGE: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -43,7 +43,7 @@ function messagesIn(value: unknown): readonly Readonly<Record<string, unknown>>[
 /** The body of a refused POST as parsed JSON, read within tight bounds; undefined otherwise. */
 async function refusedBody(request: Request): Promise<unknown> {
   if (request.method !== "POST" || request.bodyUsed) return undefined;
-  const text = await readBody(request, REFUSED_BODY);
+  const text = await REFUSED_BODY.read(request);
   if (typeof text !== "string") return undefined;
   try {
     return JSON.parse(text);

@@ -7,12 +7,13 @@
  */
 
 import { metadataPaths } from "../auth/metadata.ts";
+import { bodyLimitsOf, BodyReader } from "./body.ts";
 import { ErrorCode } from "../jsonrpc/errors.ts";
 import { MemoryEventStore } from "./event_store.ts";
 import type { HttpSession } from "./http_session.ts";
 import type { HeaderParam } from "./modern_headers.ts";
 import type { HttpHost, HttpOptions, HttpProtocolSession } from "./options.ts";
-import { type BodyLimits, bodyLimitsOf } from "./requests.ts";
+import { pathMatcher } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 import { SessionTable } from "./session_table.ts";
 
@@ -24,8 +25,10 @@ export interface Endpoint<S extends HttpProtocolSession> {
   readonly options: HttpOptions;
   /** The path served, or undefined for any. */
   readonly path: string | undefined;
-  /** Limits on reading a POST body. */
-  readonly bodyLimits: BodyLimits;
+  /** Whether a request URL is on the path served. */
+  readonly onPath: (url: string) => boolean;
+  /** Reads a POST body within the endpoint's limits. */
+  readonly body: BodyReader;
   /** The clock, in ms. */
   readonly now: () => number;
   /** Whether every POST is handled without a session. */
@@ -73,7 +76,8 @@ export function openEndpoint<S extends HttpProtocolSession>(
     host,
     options,
     path: options.path,
-    bodyLimits,
+    onPath: options.path === undefined ? () => true : pathMatcher(options.path),
+    body: new BodyReader(bodyLimits),
     now,
     stateless: options.stateless === true,
     keepAliveMs: settings.keepAliveMs,

@@ -41,20 +41,40 @@ export function createHttpHandler<S extends HttpProtocolSession>(
 }
 
 /** Answers `request` with CORS headers; a failure becomes one log line and a 500. */
-async function answer<S extends HttpProtocolSession>(
+function answer<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
 ): Promise<Response> {
-  const cors = corsHeaders(request.headers.get("origin"), endpoint.options.cors);
-  let response: Response;
-  try {
-    response = await handleRequest(endpoint, request);
-  } catch (error) {
+  const failed = (error: unknown): Response => {
     // One short line per failure: a request that trips it must not flood stderr.
     const detail = error instanceof Error ? error.message : String(error);
     endpoint.host.log(`warden: the HTTP endpoint failed: ${detail}`);
-    response = rpcError(500, ErrorCode.InternalError, "Internal error");
+    return withCors(endpoint, request, rpcError(500, ErrorCode.InternalError, "Internal error"));
+  };
+  let answering: Response | Promise<Response>;
+  try {
+    answering = handleRequest(endpoint, request);
+  } catch (error) {
+    return Promise.resolve(failed(error));
   }
-  cors.forEach((value, key) => response.headers.set(key, value));
+  // No async frame of its own: the answer's promise is chained once, when there is one.
+  if (!(answering instanceof Promise)) {
+    return Promise.resolve(withCors(endpoint, request, answering));
+  }
+  return answering.then((response) => withCors(endpoint, request, response), failed);
+}
+
+/** `response` with the CORS headers its request's origin gets (none without CORS). */
+function withCors<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  response: Response,
+): Response {
+  const cors = endpoint.options.cors;
+  // Without CORS there is nothing to add: no header object is made for it.
+  if (cors === undefined) return response;
+  corsHeaders(request.headers.get("origin"), cors).forEach((value, key) =>
+    response.headers.set(key, value)
+  );
   return response;
 }

@@ -1,5 +1,6 @@
 /**
- * One MCP session over Streamable HTTP: where each outgoing message goes
+ * One legacy MCP session over Streamable HTTP (sessionless requests have
+ * none: see `exchange.ts`): where each outgoing message goes
  * (the POST stream of the request it belongs to, or the session's standalone
  * GET stream), and how streams are primed, stored and resumed.
  *
@@ -41,12 +42,12 @@ function serialize(message: unknown): string {
 }
 
 /**
- * Whether a session's streams are resumable: it has an id to come back with
- * (not stateless) and negotiated 2025-11-25, whose clients expect priming
- * events (an event id with empty data); older clients may not.
+ * Whether a session's streams are resumable: it negotiated 2025-11-25, whose
+ * clients expect priming events (an event id with empty data); older
+ * clients may not.
  */
 function resumable(owner: HttpSession): boolean {
-  return owner.id !== undefined && (owner.session.protocolVersion ?? "") >= "2025-11-25";
+  return (owner.session.protocolVersion ?? "") >= "2025-11-25";
 }
 
 /**
@@ -56,37 +57,44 @@ function resumable(owner: HttpSession): boolean {
  * `closeStream()` turns it into an SSE stream.
  */
 export class PostRoute {
-  readonly streamId: string;
   readonly ids: readonly JsonRpcId[];
-  /** Resolves when the response must become a stream. */
-  readonly streamRequested: Promise<void>;
-  #requestStream!: () => void;
+  /**
+   * Called once when the response must become a stream, if it was set
+   * before; `streamWanted` tells a caller that sets it late.
+   */
+  onStreamRequested: (() => void) | undefined;
+  #streamWanted = false;
+  #streamId: string | undefined;
   #state: "waiting" | "streaming" | "detached" | "done" = "waiting";
   #writer: SseWriter | undefined;
   readonly #early: string[] = [];
   readonly #owner: HttpSession;
-  readonly #keepAliveMs: number;
 
-  constructor(
-    owner: HttpSession,
-    streamId: string,
-    ids: readonly JsonRpcId[],
-    keepAliveMs = 0,
-  ) {
+  constructor(owner: HttpSession, ids: readonly JsonRpcId[]) {
     this.#owner = owner;
-    this.#keepAliveMs = keepAliveMs;
-    this.streamId = streamId;
     this.ids = ids;
-    this.streamRequested = new Promise((resolve) => (this.#requestStream = resolve));
   }
 
-  /**
-   * Whether something was sent for the request before its reply (or the
-   * handler closed the stream): then the response is a stream, even when a
-   * synchronous handler's reply is known as early as that.
-   */
+  /** The id its events are stored under; made when first needed (most replies are plain JSON). */
+  get streamId(): string {
+    this.#streamId ??= this.#owner.newStreamId();
+    return this.#streamId;
+  }
+
+  /** Whether `streamId` is this route's (a route that never streamed has none). */
+  hasStream(streamId: string): boolean {
+    return this.#streamId === streamId;
+  }
+
+  /** Whether the response must become a stream (something was sent, or it closes early). */
   get streamWanted(): boolean {
-    return this.#early.length > 0 || this.#state === "detached";
+    return this.#streamWanted;
+  }
+
+  #requestStream(): void {
+    if (this.#streamWanted) return;
+    this.#streamWanted = true;
+    this.onStreamRequested?.();
   }
 
   /** Whether the request is still open (its reply not yet sent). */
@@ -150,9 +158,7 @@ export class PostRoute {
   #attachWriter(): SseWriter {
     const writer = new SseWriter(() => {
       if (this.#writer === writer) this.#writer = undefined;
-      // Without a session to resume on, a stream the client closes is the request cancelled.
-      if (this.#state !== "done" && this.#owner.id === undefined) this.#owner.clientGone(this);
-    }, this.#keepAliveMs);
+    });
     this.#writer = writer;
     if (resumable(this.#owner)) {
       writer.send({
@@ -165,11 +171,6 @@ export class PostRoute {
   }
 
   #emit(data: string): void {
-    // Events are kept only where a client can come back for them.
-    if (this.#owner.id === undefined) {
-      this.#writer?.send({ data });
-      return;
-    }
     const id = this.#owner.settings.store.store(this.streamId, data);
     this.#owner.remember(this.streamId);
     this.#writer?.send({ id, data });
@@ -183,8 +184,8 @@ export class PostRoute {
 
 /** An MCP session reached over HTTP. */
 export class HttpSession {
-  /** The `Mcp-Session-Id`, or undefined in stateless mode. */
-  readonly id: string | undefined;
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
   /** The protocol session. */
   readonly session: HttpProtocolSession;
   /** Stream settings of the endpoint. */
@@ -203,7 +204,7 @@ export class HttpSession {
   readonly authenticated: string | undefined;
 
   constructor(
-    id: string | undefined,
+    id: string,
     session: HttpProtocolSession,
     settings: StreamSettings,
     authenticated: string | undefined,
@@ -213,7 +214,7 @@ export class HttpSession {
     this.settings = settings;
     this.authenticated = authenticated;
     this.lastActive = settings.now();
-    this.#standaloneId = `${id ?? crypto.randomUUID()}.standalone`;
+    this.#standaloneId = `${id}.standalone`;
     session.attach((message, related) => this.#route(message, related));
     session.onCloseStream((requestId) => this.#routes.get(requestId)?.closeEarly());
   }
@@ -224,22 +225,19 @@ export class HttpSession {
       (this.#standalone !== undefined && !this.#standalone.closed);
   }
 
-  /** A route for the requests of one POST; long-lived ones get keep-alive comments. */
-  openRoute(ids: readonly JsonRpcId[], keepAliveMs = 0): PostRoute {
+  /** A route for the requests of one POST. */
+  openRoute(ids: readonly JsonRpcId[]): PostRoute {
     // An id already in flight keeps its own route: the dispatcher refuses the
     // duplicate, and that refusal must not take over the first call's stream.
     const fresh = ids.filter((id) => !this.#routes.has(id));
-    const streamId = `${this.id ?? "stateless"}.${this.#nextStream++}.${crypto.randomUUID()}`;
-    const route = new PostRoute(this, streamId, fresh, keepAliveMs);
+    const route = new PostRoute(this, fresh);
     for (const id of fresh) this.#routes.set(id, route);
     return route;
   }
 
-  /** The client closed a route's stream: its requests are cancelled, with no reply. */
-  clientGone(route: PostRoute): void {
-    for (const id of route.ids) {
-      this.session.inflight.cancel(id, new Error("The client closed the response stream"));
-    }
+  /** A fresh id for one of the session's streams, under the session's own prefix. */
+  newStreamId(): string {
+    return `${this.id}.${this.#nextStream++}.${crypto.randomUUID()}`;
   }
 
   /** Forgets a finished route. */
@@ -282,7 +280,7 @@ export class HttpSession {
    */
   resume(lastEventId: string): SseWriter | undefined {
     const replay = this.settings.store.replayAfter(lastEventId);
-    const prefix = `${this.id ?? "stateless"}.`;
+    const prefix = `${this.id}.`;
     if (replay === undefined || !replay.streamId.startsWith(prefix)) return undefined;
     const isStandalone = replay.streamId === this.#standaloneId;
     const writer = new SseWriter(() => {
@@ -298,7 +296,7 @@ export class HttpSession {
       for (const data of this.#queued.splice(0)) this.#sendStandalone(data);
       return writer;
     }
-    const route = [...this.#routes.values()].find((r) => r.streamId === replay.streamId);
+    const route = [...this.#routes.values()].find((r) => r.hasStream(replay.streamId));
     if (route === undefined) {
       writer.close();
     } else {
@@ -318,8 +316,6 @@ export class HttpSession {
     this.session.detach();
     for (const route of new Set(this.#routes.values())) route.finish(undefined);
     this.#standalone?.close();
-    // A session without an id stored no events (see #emit): nothing to forget.
-    if (this.id === undefined) return;
     this.settings.store.forget(this.#standaloneId);
     for (const streamId of this.#streams) this.settings.store.forget(streamId);
     this.#streams.clear();
@@ -345,10 +341,6 @@ export class HttpSession {
   }
 
   #sendStandalone(data: string): void {
-    if (this.id === undefined) {
-      this.#standalone?.send({ data });
-      return;
-    }
     const id = this.settings.store.store(this.#standaloneId, data);
     this.#standalone?.send({ id, data });
   }

@@ -1,7 +1,7 @@
 /**
  * A POST of the legacy era: `initialize` opens a session under a fresh
  * `Mcp-Session-Id`, every later message names it; in stateless mode each
- * POST gets a session of its own for as long as it (or its stream) lasts.
+ * POST is answered without a session (see `exchange.ts`).
  *
  * @module
  */
@@ -13,6 +13,7 @@ import { auditAuthRefusal, isOtherPrincipal, OTHER_PRINCIPAL } from "./auth_refu
 import { type Endpoint, protocolOf, sessionOf } from "./endpoint.ts";
 import type { HttpSession } from "./http_session.ts";
 import type { HttpProtocolSession } from "./options.ts";
+import { answerSessionless } from "./exchange.ts";
 import { respond } from "./replies.ts";
 import { requestIdsOf } from "./requests.ts";
 import { rpcError } from "./responses.ts";
@@ -24,7 +25,7 @@ const DEFAULT_STATELESS_VERSION = "2025-03-26";
  * Answers a legacy POST whose body parsed as `value`: refuses an unknown
  * `MCP-Protocol-Version`, then finds or opens the session and dispatches.
  */
-export async function legacyPost<S extends HttpProtocolSession>(
+export function legacyPost<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
   principal: string | undefined,
@@ -32,35 +33,65 @@ export async function legacyPost<S extends HttpProtocolSession>(
   value: unknown,
   sseOk: boolean,
   grant: AuthGrant | undefined,
-): Promise<Response> {
+): Response | Promise<Response> {
   if (version !== null && !endpoint.host.legacyVersions.includes(version)) {
-    // Masked before it is cut short, so a cut cannot hide a secret from the mask.
-    const message = `Bad request: unsupported protocol version ${
-      quote(endpoint.host.mask(version), 40)
-    }`;
-    for (const refused of requestsIn(value)) {
-      await endpoint.host.refused(refused, principal, {
-        code: ErrorCode.InvalidRequest,
-        message,
-      }, "legacy");
-    }
-    return rpcError(400, ErrorCode.InvalidRequest, message);
+    return refuseVersion(endpoint, principal, version, value);
   }
   const isInitialize = !Array.isArray(value) && isRecord(value) && value.method === "initialize";
   if (endpoint.stateless) {
-    // A stateless session lives for this request (or its stream) only.
-    const { http, release } = endpoint.sessions.open(principal, false);
-    http.session.auth = grant;
-    if (!isInitialize) http.session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
-    return await dispatchOn(endpoint, http, value, sseOk, release, isInitialize);
+    // No session object outlives the request: the call gets a protocol session of its own.
+    const session = endpoint.host.newSession(principal);
+    session.auth = grant;
+    if (!isInitialize) session.protocolVersion = version ?? DEFAULT_STATELESS_VERSION;
+    const ids = requestIdsOf(Array.isArray(value) ? value : [value]);
+    return answerSessionless(endpoint, session, {
+      value,
+      ids,
+      sseOk,
+      statusOf: ids.length === 0 ? badRequestStatus : legacyStatus,
+      keepAliveMs: 0,
+    });
   }
+  return sessionPost(endpoint, request, principal, value, sseOk, grant, isInitialize);
+}
+
+/** 400 for a `MCP-Protocol-Version` not served, each request in the body audited. */
+async function refuseVersion<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  principal: string | undefined,
+  version: string,
+  value: unknown,
+): Promise<Response> {
+  // Masked before it is cut short, so a cut cannot hide a secret from the mask.
+  const message = `Bad request: unsupported protocol version ${
+    quote(endpoint.host.mask(version), 40)
+  }`;
+  for (const refused of requestsIn(value)) {
+    await endpoint.host.refused(refused, principal, {
+      code: ErrorCode.InvalidRequest,
+      message,
+    }, "legacy");
+  }
+  return rpcError(400, ErrorCode.InvalidRequest, message);
+}
+
+/** A POST on a kept session: `initialize` opens one, anything else names one. */
+async function sessionPost<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  principal: string | undefined,
+  value: unknown,
+  sseOk: boolean,
+  grant: AuthGrant | undefined,
+  isInitialize: boolean,
+): Promise<Response> {
   if (isInitialize) {
     if (!endpoint.sessions.makeRoom()) {
       return rpcError(503, ErrorCode.InternalError, "Service unavailable: too many sessions");
     }
-    const http = endpoint.sessions.open(principal, true).http;
+    const http = endpoint.sessions.open(principal);
     http.session.auth = grant;
-    return await dispatchOn(endpoint, http, value, sseOk, undefined, true);
+    return await dispatchOn(endpoint, http, value, sseOk, true);
   }
   const found = sessionOf(endpoint, request, principal);
   if (found instanceof Response) {
@@ -71,7 +102,7 @@ export async function legacyPost<S extends HttpProtocolSession>(
   }
   // The session lists what its latest token allows (a step-up widens it, a narrower token narrows it).
   found.session.auth = grant;
-  return await dispatchOn(endpoint, found, value, sseOk, undefined, false);
+  return await dispatchOn(endpoint, found, value, sseOk, false);
 }
 
 /** The requests (messages with an id) among a POST body, for the audit of a refusal. */
@@ -89,15 +120,13 @@ async function dispatchOn<S extends HttpProtocolSession>(
   http: HttpSession,
   value: unknown,
   sseOk: boolean,
-  release: (() => void) | undefined,
   isInitialize: boolean,
 ): Promise<Response> {
-  const headers = new Headers();
-  if (http.id !== undefined) headers.set("mcp-session-id", http.id);
+  const headers = new Headers({ "mcp-session-id": http.id });
   const ids = requestIdsOf(Array.isArray(value) ? value : [value]);
-  if (ids.length === 0) return await acknowledge(endpoint, http, value, headers, release);
+  if (ids.length === 0) return await acknowledge(endpoint, http, value, headers);
   const statusOf = isInitialize ? initializeStatus : legacyStatus;
-  return await respond(endpoint, http, value, ids, sseOk, headers, release, statusOf);
+  return await respond(endpoint, http, value, ids, sseOk, headers, statusOf);
 }
 
 /**
@@ -109,21 +138,21 @@ async function acknowledge<S extends HttpProtocolSession>(
   http: HttpSession,
   value: unknown,
   headers: Headers,
-  release: (() => void) | undefined,
 ): Promise<Response> {
-  try {
-    const reply = await endpoint.host.dispatcher.handle(value, protocolOf<S>(http));
-    if (reply === undefined) return new Response(null, { status: 202, headers });
-    headers.set("content-type", "application/json");
-    return new Response(JSON.stringify(reply), { status: 400, headers });
-  } finally {
-    release?.();
-  }
+  const reply = await endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http));
+  if (reply === undefined) return new Response(null, { status: 202, headers });
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify(reply), { status: 400, headers });
 }
 
 /** A legacy reply is always 200, errors included. */
 function legacyStatus(): number {
   return 200;
+}
+
+/** A body of notifications and responses only is answered only when it is no message at all. */
+function badRequestStatus(): number {
+  return 400;
 }
 
 /** 200, but a failed `initialize` leaves no session behind (and names none). */
@@ -133,7 +162,7 @@ function initializeStatus<S extends HttpProtocolSession>(
   http: HttpSession,
   headers: Headers,
 ): number {
-  if (http.id !== undefined && (reply === undefined || "error" in reply)) {
+  if (reply === undefined || "error" in reply) {
     endpoint.sessions.end(http.id, "The initialize request failed");
     headers.delete("mcp-session-id");
   }

@@ -56,18 +56,19 @@ export const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
 /**
  * Whether a POST is for the modern era: its body's `_meta` names a revision,
  * or its `MCP-Protocol-Version` header is not one of the legacy revisions.
- * A request on a legacy session (`Mcp-Session-Id`) never is.
+ * A request on a legacy session (`Mcp-Session-Id`) never is. `version` is
+ * the `MCP-Protocol-Version` header, when the caller has read it already.
  */
 export function isModernPost(
   request: Request,
   body: unknown,
   legacyVersions: readonly string[],
+  version: string | null = request.headers.get("mcp-protocol-version"),
 ): boolean {
   if (request.headers.has("mcp-session-id")) return false;
   if (isRecord(body) && isRecord(body.params) && isRecord(body.params._meta)) {
     if (Object.hasOwn(body.params._meta, PROTOCOL_VERSION_KEY)) return true;
   }
-  const version = request.headers.get("mcp-protocol-version");
   return version !== null && !legacyVersions.includes(version);
 }
 

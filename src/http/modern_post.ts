@@ -13,25 +13,24 @@ import {
   type JsonRpcId,
   type JsonRpcResponse,
 } from "../jsonrpc/messages.ts";
-import { type Endpoint, protocolOf } from "./endpoint.ts";
-import type { HttpSession } from "./http_session.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { answerSessionless } from "./exchange.ts";
 import { checkModernHeaders, statusOfModernError } from "./modern_headers.ts";
 import type { HttpProtocolSession } from "./options.ts";
-import { respond } from "./replies.ts";
 import { rpcError } from "./responses.ts";
 
 /** The revision a sessionless modern request is served under, for the transport's own rules. */
 const MODERN_WIRE = "2026-07-28";
 
 /** Answers a modern POST whose body parsed as `value`. */
-export async function modernPost<S extends HttpProtocolSession>(
+export function modernPost<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
   principal: string | undefined,
   value: unknown,
   sseOk: boolean,
   grant: AuthGrant | undefined,
-): Promise<Response> {
+): Response | Promise<Response> {
   if (!isRecord(value)) {
     return rpcError(
       400,
@@ -57,10 +56,9 @@ export async function modernPost<S extends HttpProtocolSession>(
   const problem = checkModernHeaders(request, value, endpoint.headerParams, endpoint.host.mask);
   if (problem !== undefined) {
     const message = endpoint.host.mask(problem.message);
-    if (id !== null) {
-      await endpoint.host.refused(value, principal, { code: problem.code, message }, "modern");
-    }
-    return refusal(problem.status, id, problem.code, message);
+    if (id === null) return refusal(problem.status, id, problem.code, message);
+    return endpoint.host.refused(value, principal, { code: problem.code, message }, "modern")
+      .then(() => refusal(problem.status, id, problem.code, message));
   }
   const method = String(value.method);
   if (
@@ -72,23 +70,18 @@ export async function modernPost<S extends HttpProtocolSession>(
     const name = quote(endpoint.host.mask(method));
     return refusal(404, id, ErrorCode.MethodNotFound, `Method not found: ${name}`);
   }
-  const { http, release } = endpoint.sessions.open(principal, false);
-  http.session.protocolVersion = MODERN_WIRE;
-  http.session.auth = grant;
-  if (id === null) return await notify(endpoint, http, value, release);
-  // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
-  const keepAlive = value.method === "subscriptions/listen" ? endpoint.keepAliveMs : 0;
-  return await respond(
-    endpoint,
-    http,
+  // No session object outlives the request: the call gets a protocol session of its own.
+  const session = endpoint.host.newSession(principal);
+  session.protocolVersion = MODERN_WIRE;
+  session.auth = grant;
+  return answerSessionless(endpoint, session, {
     value,
-    [id],
+    ids: id === null ? [] : [id],
     sseOk,
-    new Headers(),
-    release,
-    modernStatus,
-    keepAlive,
-  );
+    statusOf: id === null ? notificationStatus : modernStatus,
+    // A subscription's stream stays open: keep-alive comments keep proxies from closing it.
+    keepAliveMs: value.method === "subscriptions/listen" ? endpoint.keepAliveMs : 0,
+  });
 }
 
 /** An error answer before dispatch, carrying the request's id when it had a usable one. */
@@ -101,26 +94,12 @@ function refusal(
   return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status });
 }
 
-/** Dispatches a known notification: 202, or 400 with the error it earned. */
-async function notify<S extends HttpProtocolSession>(
-  endpoint: Endpoint<S>,
-  http: HttpSession,
-  value: Record<string, unknown>,
-  release: () => void,
-): Promise<Response> {
-  try {
-    const reply = await endpoint.host.dispatcher.handle(value, protocolOf<S>(http));
-    if (reply === undefined) return new Response(null, { status: 202 });
-    return Response.json(reply, { status: 400 });
-  } finally {
-    release();
-  }
+/** A known notification is accepted (202); one that earned an error is a 400. */
+function notificationStatus(): number {
+  return 400;
 }
 
 /** An error reply travels with the binding's status for its code; a result with 200. */
-function modernStatus<S extends HttpProtocolSession>(
-  _endpoint: Endpoint<S>,
-  reply: JsonRpcResponse | undefined,
-): number {
+function modernStatus(reply: JsonRpcResponse | undefined): number {
   return reply?.error === undefined ? 200 : statusOfModernError(reply.error.code);
 }

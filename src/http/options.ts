@@ -62,7 +62,8 @@ export interface HttpOptions {
   /**
    * The longest a POST body may take to arrive, in ms; a body that stalls
    * past it is answered 408 and its connection closed, so slow clients cannot
-   * pin connections.
+   * pin connections. One timer per endpoint checks every body, so the answer
+   * may come up to an eighth of this (at most a second) late.
    * @default {30000}
    */
   bodyTimeoutMs?: number;
@@ -170,9 +171,22 @@ export interface HttpProtocolSession extends DispatchSession {
 
 /** What the endpoint needs from the server; the transport knows nothing else of it. */
 export interface HttpHost<S extends HttpProtocolSession> {
-  /** Dispatches one parsed message (or batch) on `session`. */
+  /**
+   * Dispatches one parsed message (or batch) on `session`: the reply itself
+   * when every handler answered synchronously, else a promise of it. Never
+   * rejects.
+   */
   readonly dispatcher: {
-    handle(value: unknown, session: S): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
+    dispatch(
+      value: unknown,
+      session: S,
+    ):
+      | JsonRpcResponse
+      | JsonRpcResponse[]
+      | undefined
+      | Promise<
+        JsonRpcResponse | JsonRpcResponse[] | undefined
+      >;
   };
   /** A new protocol session for `principal`. */
   newSession(principal: string | undefined): S;

@@ -14,11 +14,11 @@ import { legacyPost } from "./legacy_post.ts";
 import { isModernPost } from "./modern_headers.ts";
 import { modernPost } from "./modern_post.ts";
 import type { HttpProtocolSession } from "./options.ts";
-import { accepts, readBody } from "./requests.ts";
+import { acceptedOf } from "./requests.ts";
 import { rpcError } from "./responses.ts";
 
 /** Answers a POST: 415, 406, 413, 408 or 400 before dispatch, else what its era answers. */
-export async function post<S extends HttpProtocolSession>(
+export function post<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
   principal: string | undefined,
@@ -26,23 +26,37 @@ export async function post<S extends HttpProtocolSession>(
   grant: AuthGrant | undefined,
 ): Promise<Response> {
   if (mediaTypeOf(request) !== "application/json") {
-    return rpcError(
+    return Promise.resolve(rpcError(
       415,
       ErrorCode.InvalidRequest,
       "Unsupported media type: send application/json",
-    );
+    ));
   }
-  const jsonOk = accepts(request, "application/json");
-  const sseOk = accepts(request, "text/event-stream");
+  const { json: jsonOk, sse: sseOk } = acceptedOf(request.headers.get("accept"));
   if (!jsonOk && !sseOk) {
-    return rpcError(
+    return Promise.resolve(rpcError(
       406,
       ErrorCode.InvalidRequest,
       "Not acceptable: accept application/json and text/event-stream",
-    );
+    ));
   }
-  const text = await readBody(request, endpoint.bodyLimits);
-  if (text instanceof Response) return text;
+  return endpoint.body.read(request).then((text) =>
+    text instanceof Response
+      ? text
+      : parsed(endpoint, request, principal, version, grant, sseOk, text)
+  );
+}
+
+/** The POST once its body arrived: parsed, authorized, then handed to its era. */
+function parsed<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  principal: string | undefined,
+  version: string | null,
+  grant: AuthGrant | undefined,
+  sseOk: boolean,
+  text: string,
+): Response | Promise<Response> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -54,17 +68,19 @@ export async function post<S extends HttpProtocolSession>(
     // Before dispatch, so a client can step up (403 insufficient_scope) with nothing done.
     const refused = auth.authorize(itemsOf(value), grant.scopes);
     if (refused !== undefined) {
-      await auditAuthRefusal(endpoint, request, refused, principal, value);
-      return refused;
+      return auditAuthRefusal(endpoint, request, refused, principal, value).then(() => refused);
     }
   }
-  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions)) {
-    return await modernPost(endpoint, request, principal, value, sseOk, grant);
+  if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions, version)) {
+    return modernPost(endpoint, request, principal, value, sseOk, grant);
   }
-  return await legacyPost(endpoint, request, principal, version, value, sseOk, grant);
+  return legacyPost(endpoint, request, principal, version, value, sseOk, grant);
 }
 
 /** The Content-Type without its parameters, lower case. */
 function mediaTypeOf(request: Request): string | undefined {
-  return request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  const type = request.headers.get("content-type");
+  // The usual spelling needs no splitting.
+  if (type === "application/json") return type;
+  return type?.split(";")[0]?.trim().toLowerCase();
 }

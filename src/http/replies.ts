@@ -31,59 +31,61 @@ export type ReplyStatus = <S extends HttpProtocolSession>(
 /**
  * Dispatches `value` (carrying the requests `ids`) on `http` and answers:
  * as plain JSON when the reply comes first, as an SSE stream as soon as
- * anything else is sent for the requests (only when `sseOk`). `release` ends
- * a one-request session once the answer, or its stream, is done.
+ * anything else is sent for the requests (only when `sseOk`). A reply that
+ * is there at once needs no promise of its own.
  *
  * @param statusOf The status of a plain reply.
- * @param keepAliveMs Keep-alive comments on the stream, in ms; 0 for none.
  */
-export async function respond<S extends HttpProtocolSession>(
+export function respond<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   http: HttpSession,
   value: unknown,
   ids: readonly JsonRpcId[],
   sseOk: boolean,
   headers: Headers,
-  release: (() => void) | undefined,
   statusOf: ReplyStatus,
-  keepAliveMs = 0,
-): Promise<Response> {
-  try {
-    const route = sseOk ? http.openRoute(ids, keepAliveMs) : undefined;
-    const replying = endpoint.host.dispatcher.handle(value, protocolOf<S>(http));
-    const first = route === undefined
-      ? await replying.then(asFirst)
-      : await Promise.race([replying.then(asFirst), route.streamRequested.then(nothing)]);
-    if (route !== undefined && (first === undefined || route.streamWanted)) {
-      // Something was sent for the request before its reply: stream.
+): Response | Promise<Response> {
+  const route = sseOk ? http.openRoute(ids) : undefined;
+  const replying = endpoint.host.dispatcher.dispatch(value, protocolOf<S>(http));
+  const answer = (reply: Reply): Response => {
+    if (route !== undefined && route.streamWanted) {
+      // Something was sent for the request before its reply: all of it travels as a stream.
       const writer = route.startStream();
-      finishOnReply(route, replying, release);
-      release = undefined;
+      finish(route, reply);
       return sseResponse(writer.body, headers);
     }
     route?.finish(undefined);
-    return plainReply(endpoint, http, first?.reply, headers, statusOf);
-  } finally {
-    release?.();
-  }
+    return plainReply(endpoint, http, reply, headers, statusOf);
+  };
+  if (!isThenable(replying)) return answer(replying);
+  if (route === undefined) return replying.then(answer);
+  return new Promise((resolve) => {
+    const stream = (): void => {
+      const writer = route.startStream();
+      void replying.then((reply) => finish(route, reply));
+      resolve(sseResponse(writer.body, headers));
+    };
+    if (route.streamWanted) {
+      stream();
+      return;
+    }
+    route.onStreamRequested = stream;
+    // The dispatcher never rejects: every failure is a reply.
+    void replying.then((reply) => {
+      if (route.streamWanted) return;
+      route.onStreamRequested = undefined;
+      resolve(answer(reply));
+    });
+  });
 }
 
-function asFirst(reply: Reply): { reply: Reply } {
-  return { reply };
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
-function nothing(): undefined {
-  return undefined;
-}
-
-/** Ends a streamed route with its reply, then releases its session. */
-function finishOnReply(
-  route: PostRoute,
-  replying: Promise<Reply>,
-  release: (() => void) | undefined,
-): void {
-  replying.then((reply) => route.finish(reply === undefined ? undefined : JSON.stringify(reply)))
-    .finally(() => release?.());
+/** Ends a streamed route with its reply. */
+function finish(route: PostRoute, reply: Reply): void {
+  route.finish(reply === undefined ? undefined : JSON.stringify(reply));
 }
 
 /** The reply as JSON with the status `statusOf` picks, or 202 when there is none. */

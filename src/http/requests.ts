@@ -1,15 +1,12 @@
 /**
- * Reading an HTTP request for the endpoint: its body within a limit, its
- * Accept header, its host and path, and the request ids it carries.
+ * Reading an HTTP request for the endpoint: its Accept header, its host and
+ * path, and the request ids it carries (its body: `body.ts`).
  *
  * @module
  */
 
-import { ErrorCode } from "../jsonrpc/errors.ts";
 import { isRecord } from "../jsonrpc/messages.ts";
-import { textOfChunks } from "../runtime/chunks.ts";
 import type { JsonRpcId } from "../jsonrpc/messages.ts";
-import { rpcError } from "./responses.ts";
 
 /** The ids of the requests among `messages` (notifications and responses have none). */
 export function requestIdsOf(messages: readonly unknown[]): JsonRpcId[] {
@@ -31,6 +28,36 @@ export function accepts(request: Request, type: string): boolean {
     const media = part.split(";")[0]?.trim().toLowerCase();
     return media === type || media === "*/*";
   });
+}
+
+/** What a POST's Accept header takes: plain JSON, an SSE stream. */
+export interface Accepted {
+  readonly json: boolean;
+  readonly sse: boolean;
+}
+
+/** Accept headers already read: a client sends the same one with every request. */
+const acceptedCache = new Map<string, Accepted>();
+const ACCEPTED_CACHE_SIZE = 64;
+
+/** What an Accept header takes of the two types a POST is answered with. */
+export function acceptedOf(accept: string | null): Accepted {
+  if (accept === null) return { json: false, sse: false };
+  let accepted = acceptedCache.get(accept);
+  if (accepted !== undefined) return accepted;
+  let json = false;
+  let sse = false;
+  for (const part of accept.split(",")) {
+    const media = part.split(";")[0]?.trim().toLowerCase();
+    if (media === "*/*") json = sse = true;
+    else if (media === "application/json") json = true;
+    else if (media === "text/event-stream") sse = true;
+  }
+  accepted = { json, sse };
+  // Bounded: a client cycling through headers must not grow it.
+  if (acceptedCache.size >= ACCEPTED_CACHE_SIZE) acceptedCache.clear();
+  acceptedCache.set(accept, accepted);
+  return accepted;
 }
 
 /**
@@ -56,6 +83,44 @@ export function requestPath(url: string): string {
 }
 
 /**
+ * A test of whether a request URL's path is `path`, as {@linkcode requestPath}
+ * would say, without parsing the URL when its path is written exactly as
+ * `path` (the common case); any other spelling is parsed, so `/a/../mcp`
+ * still matches `/mcp`.
+ *
+ * @example
+ * ```ts ignore
+ * pathMatcher("/mcp")("http://localhost:8080/mcp?x=1"); // true
+ * ```
+ */
+export function pathMatcher(path: string): (url: string) => boolean {
+  // A path the URL parser would rewrite is never compared as written.
+  if (requestPath(`http://localhost${path}`) !== path) {
+    return (url) => requestPath(url) === path;
+  }
+  return (url) => {
+    const scheme = url.indexOf("://");
+    const start = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+    if (start !== -1 && plainAuthority(url, scheme + 3, start) && url.startsWith(path, start)) {
+      const next = url.charCodeAt(start + path.length);
+      // The path ends there: at the end, or at a query or fragment.
+      if (Number.isNaN(next) || next === 0x3f || next === 0x23) return true;
+    }
+    return requestPath(url) === path;
+  };
+}
+
+/** Whether `url[from, to)` holds none of the characters that end an authority early. */
+function plainAuthority(url: string, from: number, to: number): boolean {
+  for (let index = from; index < to; index++) {
+    const code = url.charCodeAt(index);
+    // "?", "#" and "\\" (a "/" to the URL parser) would end it before the first "/".
+    if (code === 0x3f || code === 0x23 || code === 0x5c) return false;
+  }
+  return true;
+}
+
+/**
  * The host a request names: its Host header, else the URL's authority (for
  * HTTP/2, which carries it there). Never throws, never parses the URL.
  *
@@ -75,85 +140,4 @@ export function requestHost(request: Pick<Request, "url" | "headers">): string |
   const authority = end === -1 ? rest : rest.slice(0, end);
   // Credentials before "@" are not part of the host.
   return authority.slice(authority.lastIndexOf("@") + 1);
-}
-
-/** Limits on reading a request body. */
-export interface BodyLimits {
-  /** The most bytes accepted (413 above it). */
-  maxBytes: number;
-  /** The longest a body may take to arrive, in ms (408 after it). */
-  timeoutMs: number;
-}
-
-/**
- * The body limits `options` ask for, checked.
- *
- * @throws {RangeError} A limit that is not a positive number.
- */
-export function bodyLimitsOf(
-  options: { maxBodyBytes?: number; bodyTimeoutMs?: number },
-): BodyLimits {
-  const maxBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const timeoutMs = options.bodyTimeoutMs ?? 30_000;
-  for (const [name, value] of [["maxBodyBytes", maxBytes], ["bodyTimeoutMs", timeoutMs]] as const) {
-    if (!(typeof value === "number" && value > 0)) {
-      throw new RangeError(`Invalid http.${name}: expected a positive number, got ${value}`);
-    }
-  }
-  return { maxBytes, timeoutMs };
-}
-
-/**
- * The body as text, or the error answer when it passes `limits.maxBytes`
- * (413, without reading the rest) or does not arrive in full within
- * `limits.timeoutMs` (408). Either error closes the connection, so a slow or
- * oversized body cannot keep it.
- */
-export async function readBody(request: Request, limits: BodyLimits): Promise<string | Response> {
-  const tooLarge = (): Response =>
-    closing(rpcError(
-      413,
-      ErrorCode.InvalidRequest,
-      `Payload too large: the limit is ${limits.maxBytes} bytes`,
-    ));
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > limits.maxBytes) return tooLarge();
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  // One timer per body, not one per chunk: cancelling the reader ends a read that is waiting.
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    reader.cancel().catch(() => {});
-  }, limits.timeoutMs);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (true) {
-      const next = await reader.read();
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > limits.maxBytes) {
-        await reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      chunks.push(next.value);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-  if (timedOut) {
-    return closing(rpcError(
-      408,
-      ErrorCode.InvalidRequest,
-      `Request timeout: the body did not arrive within ${limits.timeoutMs} ms`,
-    ));
-  }
-  return textOfChunks(chunks, size);
-}
-
-/** `response` with `Connection: close`, so the server drops the connection after it. */
-function closing(response: Response): Response {
-  response.headers.set("connection", "close");
-  return response;
 }

@@ -34,35 +34,56 @@ interface Caller {
 const ANONYMOUS: Caller = { principal: undefined, grant: undefined };
 
 /** Answers one request (CORS headers and failures are the caller's). */
-export async function handleRequest<S extends HttpProtocolSession>(
+export function handleRequest<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
-): Promise<Response> {
-  const metadata = metadataAnswer(endpoint, request);
+): Response | Promise<Response> {
+  // Each read of these asks the runtime again: read once.
+  const url = request.url;
+  const method = request.method;
+  const metadata = metadataAnswer(endpoint, url, method);
   if (metadata !== undefined) return metadata;
   const origin = request.headers.get("origin");
-  const refused = refusal(endpoint, request, origin);
+  const refused = refusal(endpoint, request, url, origin);
   if (refused !== undefined) return refused;
-  if (request.method === "OPTIONS") {
+  if (method === "OPTIONS") {
     return new Response(null, {
       status: 204,
       headers: preflightHeaders(origin, endpoint.options.cors),
     });
   }
-  if (request.method !== "GET" && request.method !== "POST" && request.method !== "DELETE") {
+  if (method !== "GET" && method !== "POST" && method !== "DELETE") {
     return methodNotAllowed(endpoint.stateless ? ALLOW_POST_ONLY : ALLOW_SESSIONS);
   }
   // Without authentication there is nothing to wait for.
-  const caller = endpoint.authenticates ? await callerOf(endpoint, request) : ANONYMOUS;
+  if (!endpoint.authenticates) return route(endpoint, request, method, ANONYMOUS);
+  return authenticated(endpoint, request, method);
+}
+
+/** Authenticates the caller, then routes; a refusal is audited. */
+async function authenticated<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  method: string,
+): Promise<Response> {
+  const caller = await callerOf(endpoint, request);
   if (caller instanceof Response) {
     await auditAuthRefusal(endpoint, request, caller, undefined);
     return caller;
   }
+  return await route(endpoint, request, method, caller);
+}
+
+/** POST to its era, GET and DELETE to the session they name. */
+function route<S extends HttpProtocolSession>(
+  endpoint: Endpoint<S>,
+  request: Request,
+  method: string,
+  caller: Caller,
+): Promise<Response> {
   const version = request.headers.get("mcp-protocol-version");
-  if (request.method === "POST") {
-    return await post(endpoint, request, caller.principal, version, caller.grant);
-  }
-  return await sessionRequest(endpoint, request, caller.principal, version);
+  if (method === "POST") return post(endpoint, request, caller.principal, version, caller.grant);
+  return sessionRequest(endpoint, request, caller.principal, version);
 }
 
 /**
@@ -73,22 +94,23 @@ export async function handleRequest<S extends HttpProtocolSession>(
  */
 function metadataAnswer<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
-  request: Request,
+  url: string,
+  method: string,
 ): Response | undefined {
   // Most requests are to the endpoint: a substring test spares them a second URL parse.
-  if (!request.url.includes("/.well-known/oauth-protected-resource")) return undefined;
-  const path = requestPath(request.url);
+  if (!url.includes("/.well-known/oauth-protected-resource")) return undefined;
+  const path = requestPath(url);
   if (!isMetadataPath(path)) return undefined;
   const auth = endpoint.options.auth;
   if (auth === undefined || !endpoint.metadataPaths.includes(path)) return pathNotFound();
   const headers = { "access-control-allow-origin": "*", "cache-control": "max-age=300" };
-  if (request.method === "OPTIONS") {
+  if (method === "OPTIONS") {
     return new Response(null, {
       status: 204,
       headers: { ...headers, "access-control-allow-methods": "GET, HEAD, OPTIONS" },
     });
   }
-  if (request.method !== "GET" && request.method !== "HEAD") {
+  if (method !== "GET" && method !== "HEAD") {
     return methodNotAllowed("GET, HEAD, OPTIONS");
   }
   return Response.json(auth.metadata, { headers });
@@ -98,10 +120,11 @@ function metadataAnswer<S extends HttpProtocolSession>(
 function refusal<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
+  url: string,
   origin: string | null,
 ): Response | undefined {
   const options = endpoint.options;
-  if (endpoint.path !== undefined && requestPath(request.url) !== endpoint.path) {
+  if (!endpoint.onPath(url)) {
     return pathNotFound();
   }
   if (

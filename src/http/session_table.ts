@@ -1,6 +1,6 @@
 /**
- * The legacy sessions of one Streamable HTTP endpoint: opening them (with an
- * `Mcp-Session-Id`, or for one request only), finding them, ending them, and
+ * The legacy sessions of one Streamable HTTP endpoint: opening them under an
+ * `Mcp-Session-Id`, finding them, ending them, and
  * keeping their number bounded (idle expiry, eviction of the oldest idle).
  *
  * @module
@@ -8,6 +8,9 @@
 
 import { HttpSession, type StreamSettings } from "./http_session.ts";
 import type { HttpHost, HttpProtocolSession } from "./options.ts";
+
+/** The longest the table goes between sweeps of every session, in ms. */
+const SWEEP_EVERY_MS = 1000;
 
 /** How many sessions live, and how long. */
 export interface SessionLimits {
@@ -19,11 +22,11 @@ export interface SessionLimits {
   readonly now: () => number;
 }
 
-/** An open session and what ends it. */
-export interface OpenSession {
+/** An open session and what stops counting it as live. */
+interface OpenSession {
   /** The session. */
   readonly http: HttpSession;
-  /** Ends it (a one-request session) or stops counting it (a kept one). */
+  /** Stops counting it as live. */
   readonly release: () => void;
 }
 
@@ -33,6 +36,7 @@ export class SessionTable<S extends HttpProtocolSession> {
   readonly #host: HttpHost<S>;
   readonly #settings: StreamSettings;
   readonly #limits: SessionLimits;
+  #nextSweep = Number.NEGATIVE_INFINITY;
 
   constructor(host: HttpHost<S>, settings: StreamSettings, limits: SessionLimits) {
     this.#host = host;
@@ -40,36 +44,26 @@ export class SessionTable<S extends HttpProtocolSession> {
     this.#limits = limits;
   }
 
-  /**
-   * Opens a session for `principal`: kept under a fresh id when `keep`,
-   * otherwise alive only until its release (one request, or its stream).
-   */
-  open(principal: string | undefined, keep: boolean): OpenSession {
+  /** Opens a session for `principal` under a fresh id; it lives until ended or expired. */
+  open(principal: string | undefined): HttpSession {
     const session = this.#host.newSession(principal);
-    const id = keep ? crypto.randomUUID() : undefined;
+    const id = crypto.randomUUID();
     const http = new HttpSession(id, session, this.#settings, principal);
-    const release = this.#host.track(session, () => {
-      if (id !== undefined) this.end(id, "The server is shutting down");
-      else http.close(() => new Error("The server is shutting down"));
-    });
-    if (id !== undefined) {
-      const entry = { http, release };
-      this.#sessions.set(id, entry);
-      return entry;
-    }
-    return {
-      http,
-      release: () => {
-        http.close(() => new Error("The request ended"));
-        release();
-      },
-    };
+    const release = this.#host.track(session, () => this.end(id, "The server is shutting down"));
+    this.#sessions.set(id, { http, release });
+    return http;
   }
 
-  /** The live session under `id` (expired ones are swept first). */
+  /** The live session under `id`: undefined when unknown, or expired (then it is ended). */
   get(id: string): HttpSession | undefined {
-    this.#sweep();
-    return this.#sessions.get(id)?.http;
+    this.#sweepSometimes();
+    const entry = this.#sessions.get(id);
+    if (entry === undefined) return undefined;
+    if (this.#expired(entry.http, this.#limits.now())) {
+      this.end(id, "The session expired");
+      return undefined;
+    }
+    return entry.http;
   }
 
   /** Ends the session under `id`, if any. */
@@ -91,7 +85,10 @@ export class SessionTable<S extends HttpProtocolSession> {
    * least recently used idle one at the cap. False when all are busy.
    */
   makeRoom(): boolean {
-    this.#sweep();
+    this.#sweepSometimes();
+    if (this.#sessions.size < this.#limits.maxSessions) return true;
+    // At the cap every expired session counts: sweep them all now.
+    this.#sweep(this.#limits.now());
     if (this.#sessions.size < this.#limits.maxSessions) return true;
     let oldest: [string, HttpSession] | undefined;
     for (const [id, { http }] of this.#sessions) {
@@ -104,10 +101,25 @@ export class SessionTable<S extends HttpProtocolSession> {
     return true;
   }
 
-  #sweep(): void {
-    const cutoff = this.#limits.now() - this.#limits.idleMs;
+  #expired(http: HttpSession, now: number): boolean {
+    return http.lastActive < now - this.#limits.idleMs && !http.busy;
+  }
+
+  /**
+   * Sweeps the whole table at most once a second (or once per idle time, if
+   * shorter): a request looks at its own session's expiry, and walking
+   * every session on every request would make each one cost the table's size.
+   */
+  #sweepSometimes(): void {
+    const now = this.#limits.now();
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + Math.min(this.#limits.idleMs, SWEEP_EVERY_MS);
+    this.#sweep(now);
+  }
+
+  #sweep(now: number): void {
     for (const [id, { http }] of this.#sessions) {
-      if (http.lastActive < cutoff && !http.busy) this.end(id, "The session expired");
+      if (this.#expired(http, now)) this.end(id, "The session expired");
     }
   }
 }

@@ -17,6 +17,54 @@ export function formatEvent(event: { id?: string; data: string; retryMs?: number
 }
 
 /**
+ * Keep-alive comments for every open stream with the same interval from
+ * one timer, armed while one such stream is open: a thousand idle streams
+ * (subscriptions, standalone GETs) cost one timer, not a thousand.
+ */
+class KeepAlive {
+  static readonly #byInterval = new Map<number, KeepAlive>();
+  readonly #streams = new Set<SseWriter>();
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #intervalMs: number;
+
+  private constructor(intervalMs: number) {
+    this.#intervalMs = intervalMs;
+    this.#timer = setInterval(() => {
+      for (const stream of this.#streams) stream.comment("keep-alive");
+    }, intervalMs);
+  }
+
+  /** Starts keep-alive comments on `stream` every `intervalMs`. */
+  static add(stream: SseWriter, intervalMs: number): void {
+    let shared = KeepAlive.#byInterval.get(intervalMs);
+    if (shared === undefined) {
+      shared = new KeepAlive(intervalMs);
+      KeepAlive.#byInterval.set(intervalMs, shared);
+    }
+    shared.#streams.add(stream);
+  }
+
+  /** How many shared timers run now (one per interval in use). */
+  static get timers(): number {
+    return KeepAlive.#byInterval.size;
+  }
+
+  /** Stops them; the timer stops with the last stream. */
+  static remove(stream: SseWriter, intervalMs: number): void {
+    const shared = KeepAlive.#byInterval.get(intervalMs);
+    if (shared === undefined || !shared.#streams.delete(stream)) return;
+    if (shared.#streams.size > 0) return;
+    clearInterval(shared.#timer);
+    KeepAlive.#byInterval.delete(shared.#intervalMs);
+  }
+}
+
+/** How many keep-alive timers run now: one per interval any open stream uses. */
+export function keepAliveTimers(): number {
+  return KeepAlive.timers;
+}
+
+/**
  * The body of one SSE response. Writes after the client went away or after
  * `close()` are dropped; `closed` tells the owner to stop routing here.
  */
@@ -24,7 +72,7 @@ export class SseWriter {
   readonly body: ReadableStream<Uint8Array>;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;
-  #keepAlive: ReturnType<typeof setInterval> | undefined;
+  readonly #keepAliveMs: number;
   readonly #onClose: () => void;
 
   /**
@@ -39,9 +87,8 @@ export class SseWriter {
       },
       cancel: () => this.#finish(),
     });
-    if (keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => this.#write(": keep-alive\n\n"), keepAliveMs);
-    }
+    this.#keepAliveMs = keepAliveMs;
+    if (keepAliveMs > 0) KeepAlive.add(this, keepAliveMs);
   }
 
   /** Whether the stream has ended. */
@@ -52,6 +99,11 @@ export class SseWriter {
   /** Sends one event. */
   send(event: { id?: string; data: string; retryMs?: number }): void {
     this.#write(formatEvent(event));
+  }
+
+  /** Sends a comment line, which clients ignore and proxies see as traffic. */
+  comment(text: string): void {
+    this.#write(`: ${text}\n\n`);
   }
 
   /** Ends the stream. */
@@ -77,7 +129,7 @@ export class SseWriter {
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#keepAlive);
+    if (this.#keepAliveMs > 0) KeepAlive.remove(this, this.#keepAliveMs);
     this.#onClose();
   }
 }

@@ -54,6 +54,7 @@ export class Connections {
   readonly #deps: ConnectionsDeps;
   #closed = false;
   #http: Promise<HttpHandler> | undefined;
+  #handler: HttpHandler | undefined;
 
   constructor(deps: ConnectionsDeps) {
     this.#deps = deps;
@@ -76,11 +77,13 @@ export class Connections {
   }
 
   /** Answers one HTTP request (503 once closed). */
-  async fetch(request: Request): Promise<Response> {
-    if (this.#closed) return new Response("Service unavailable", { status: 503 });
+  fetch(request: Request): Promise<Response> {
+    if (this.#closed) return Promise.resolve(new Response("Service unavailable", { status: 503 }));
+    // Once loaded, a request goes straight to the endpoint, with no await on the way.
+    if (this.#handler !== undefined) return this.#handler.fetch(request);
     // Loaded on first use: a stdio server never pays for the HTTP code at start-up.
-    this.#http ??= this.#openHttp();
-    return (await this.#http).fetch(request);
+    this.#http ??= this.#openHttp().then((handler) => (this.#handler = handler));
+    return this.#http.then((handler) => handler.fetch(request));
   }
 
   /** The HTTP endpoint over this server, with the code only it needs. */

@@ -13,7 +13,7 @@ import { listenHttp } from "../runtime/listen.ts";
 import { onShutdownSignal } from "../runtime/signals.ts";
 import type { HttpListener, ServeHttpOptions } from "./serve_http.ts";
 import type { Server } from "./types.ts";
-import { requestPath } from "../http/requests.ts";
+import { pathMatcher, requestPath } from "../http/requests.ts";
 import { isMetadataPath, metadataPaths } from "../auth/metadata.ts";
 
 /** How long the listener may take to stop after the server closed, before connections are cut. */
@@ -27,17 +27,13 @@ function delay(ms: number): { done: Promise<void>; cancel: () => void } {
   return { done, cancel: () => clearTimeout(timer) };
 }
 
-async function settleWithin(pending: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
-  if (pending.size === 0) return;
-  const timeout = delay(ms);
-  await Promise.race([Promise.allSettled(pending), timeout.done]);
-  timeout.cancel();
-}
-
 /** `response`, with `done` called once its body has been sent or abandoned. */
 function observeBody(response: Response, done: () => void): Response {
-  const body = response.body;
-  if (body === null || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+  // The header first: reading `body` turns a plain body into a stream the runtime must pump.
+  const body = response.headers.get("content-type")?.startsWith("text/event-stream") === true
+    ? response.body
+    : null;
+  if (body === null) {
     done();
     return response;
   }
@@ -70,43 +66,67 @@ function observeBody(response: Response, done: () => void): Response {
 }
 
 /**
- * The endpoint's front gate: the path check, and the POSTs whose answer is
- * not yet out, which a graceful shutdown waits for before it closes.
+ * The endpoint's front gate: the path check, and a count of the POSTs whose
+ * answer is not yet out, which a graceful shutdown waits for before it
+ * closes. A count, not a promise per call: the hot path allocates nothing
+ * for it.
  */
 class DrainGate {
-  readonly calls: Set<Promise<void>> = new Set();
+  #open = 0;
   #draining = false;
+  #idle: (() => void) | undefined;
+  readonly #onPath: (url: string) => boolean;
 
-  constructor(readonly server: Server, readonly path: string) {}
+  constructor(readonly server: Server, readonly path: string) {
+    this.#onPath = pathMatcher(path);
+  }
 
   /** Refuses what arrives from now on (503), so the calls in flight can finish. */
   drain(): void {
     this.#draining = true;
   }
 
-  async handle(request: Request): Promise<Response> {
-    const path = requestPath(request.url);
+  /** Resolves once no POST is in flight, or after `ms`. */
+  async settled(ms: number): Promise<void> {
+    if (this.#open === 0) return;
+    const timeout = delay(ms);
+    const idle = new Promise<void>((resolve) => (this.#idle = resolve));
+    await Promise.race([idle, timeout.done]);
+    timeout.cancel();
+  }
+
+  handle(request: Request): Promise<Response> {
     // The endpoint serves its Protected Resource Metadata (OAuth) at the well-known paths.
-    if (path !== this.path && !isMetadataPath(path)) {
-      return new Response("Not found", { status: 404 });
+    if (!this.#onPath(request.url) && !isMetadataPath(requestPath(request.url))) {
+      return Promise.resolve(new Response("Not found", { status: 404 }));
     }
     if (this.#draining) {
-      return new Response("Service unavailable: shutting down", {
-        status: 503,
-        headers: { connection: "close" },
-      });
+      return Promise.resolve(
+        new Response("Service unavailable: shutting down", {
+          status: 503,
+          headers: { connection: "close" },
+        }),
+      );
     }
-    if (request.method !== "POST") return await this.server.fetch(request);
-    let finish!: () => void;
-    const call = new Promise<void>((resolve) => (finish = resolve));
-    this.calls.add(call);
-    void call.then(() => this.calls.delete(call));
+    if (request.method !== "POST") return this.server.fetch(request);
+    this.#open++;
+    let finished = false;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      if (--this.#open === 0) this.#idle?.();
+    };
+    let fetching: Promise<Response>;
     try {
-      return observeBody(await this.server.fetch(request), finish);
+      fetching = this.server.fetch(request);
     } catch (error) {
       finish();
-      throw error;
+      return Promise.reject(error);
     }
+    return fetching.then((response) => observeBody(response, finish), (error: unknown) => {
+      finish();
+      throw error;
+    });
   }
 }
 
@@ -123,7 +143,7 @@ async function stopGracefully(
 ): Promise<void> {
   gate.drain();
   host.stopAccepting();
-  await settleWithin(gate.calls, graceMs);
+  await gate.settled(graceMs);
   // Aborts the calls still running, ends the sessions (and their streams), flushes the audit log.
   await server.close();
   const wait = delay(STOP_WAIT_MS);

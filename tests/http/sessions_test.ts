@@ -352,3 +352,17 @@ async function closeWithin(server: Server): Promise<void> {
     }),
   ]).finally(() => clearTimeout(timer));
 }
+
+Deno.test("a session past its idle time is 404 at once, even between two sweeps of the table", async () => {
+  let now = 0;
+  const { server } = httpServer({ sessionIdleMs: 5000, now: () => now });
+  const quiet = await openSession(server);
+  const busy = await openSession(server);
+  now = 4900;
+  // The whole table is swept here (nothing has expired yet); the next sweep is a second away.
+  assert.equal(await status(busy.post(PING)), 200);
+  now = 5100;
+  assert.equal(await status(quiet.post(PING)), 404);
+  assert.equal(await status(busy.post(PING)), 200);
+  await server.close();
+});
