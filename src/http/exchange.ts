@@ -13,7 +13,7 @@ import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/mess
 import type { Endpoint } from "./endpoint.ts";
 import type { HttpProtocolSession } from "./options.ts";
 import { sseResponse } from "./responses.ts";
-import { SseWriter } from "./sse.ts";
+import { eventData, SseWriter } from "./sse.ts";
 
 /** What the dispatcher answers a message (or batch) with. */
 export type Reply = JsonRpcResponse | JsonRpcResponse[] | undefined;
@@ -33,18 +33,6 @@ export interface SessionlessRequest {
   readonly statusOf: SessionlessStatus;
   /** Keep-alive comments on the stream, in ms; 0 for none. */
   readonly keepAliveMs: number;
-}
-
-function serialize(message: unknown): string {
-  try {
-    return JSON.stringify(message);
-  } catch {
-    return JSON.stringify({
-      jsonrpc: "2.0",
-      method: "notifications/message",
-      params: { level: "error", data: "warden: a message could not be encoded" },
-    });
-  }
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
@@ -76,7 +64,7 @@ class Exchange {
   /** The session's outbound side: only messages for this request's ids have a way to go. */
   send(message: JsonRpcMessage, related: JsonRpcId | undefined): void {
     if (this.#done || !this.sseOk || related === undefined || !this.ids.includes(related)) return;
-    const data = serialize(message);
+    const data = eventData(message);
     if (this.#writer !== undefined) {
       this.#writer.send({ data });
       return;

@@ -10,7 +10,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.ts";
 import type { HttpProtocolSession } from "./options.ts";
 import type { EventStore } from "./event_store.ts";
-import { SseWriter } from "./sse.ts";
+import { eventData, SseWriter } from "./sse.ts";
 
 /** Stream behaviour shared by every session of one endpoint. */
 export interface StreamSettings {
@@ -28,18 +28,6 @@ export interface StreamSettings {
 
 /** How many unrelated messages wait for a GET stream before the oldest are dropped. */
 const MAX_QUEUED = 1000;
-
-function serialize(message: unknown): string {
-  try {
-    return JSON.stringify(message);
-  } catch {
-    return JSON.stringify({
-      jsonrpc: "2.0",
-      method: "notifications/message",
-      params: { level: "error", data: "warden: a message could not be encoded" },
-    });
-  }
-}
 
 /**
  * Whether a session's streams are resumable: it negotiated 2025-11-25, whose
@@ -322,7 +310,7 @@ export class HttpSession {
   }
 
   #route(message: JsonRpcMessage, related: JsonRpcId | undefined): void {
-    const data = serialize(message);
+    const data = eventData(message);
     const route = related === undefined ? undefined : this.#routes.get(related);
     if (route !== undefined && route.open) {
       route.push(data);

@@ -6,6 +6,22 @@
 
 const encoder = new TextEncoder();
 
+/**
+ * A message as one event's data; a message JSON cannot encode (a BigInt, a
+ * cycle) becomes an error notice rather than failing the stream.
+ */
+export function eventData(message: unknown): string {
+  try {
+    return JSON.stringify(message);
+  } catch {
+    return JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "error", data: "warden: a message could not be encoded" },
+    });
+  }
+}
+
 /** One SSE event as text. `data` may not contain newlines (JSON text never does). */
 export function formatEvent(event: { id?: string; data: string; retryMs?: number }): string {
   let text = "";
