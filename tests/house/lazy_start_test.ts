@@ -23,6 +23,11 @@ const LAZY: readonly string[] = [
   "src/http/handler.ts",
   "src/server/http_listener.ts",
   "src/eras/modern/request_state.ts",
+  "src/schema/_codegen.ts",
+  "src/schema/_codegen_arrays.ts",
+  "src/schema/_codegen_objects.ts",
+  "src/schema/_codegen_rules.ts",
+  "src/schema/_source.ts",
 ];
 
 interface Module {
@@ -155,4 +160,32 @@ Deno.test("a modern request on a fresh server loads the modern era and is answer
   } finally {
     await server.close();
   }
+});
+
+Deno.test("a fresh process validates with closures until the code generator has loaded, then generates code", () => {
+  // A fresh process: this one may have loaded the generator already.
+  const script = `
+    import { compileSchema, loadGenerator } from "./src/schema/compile.ts";
+    const RealFunction = globalThis.Function;
+    let built = 0;
+    globalThis.Function = new Proxy(RealFunction, {
+      construct(target, args) { built++; return new target(...args); },
+    });
+    const validate = compileSchema({ type: "object", required: ["a"] });
+    const first = [validate({ a: 1 }).length, validate({}).length, built];
+    await loadGenerator();
+    const later = [validate({ a: 1 }).length, validate({}).length, built];
+    console.log(JSON.stringify({ first, later }));
+  `;
+  const output = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
+    first: [0, 1, 0],
+    later: [0, 1, 1],
+  });
 });
