@@ -28,6 +28,9 @@ const LAZY: readonly string[] = [
   "src/schema/_codegen_objects.ts",
   "src/schema/_codegen_rules.ts",
   "src/schema/_source.ts",
+  "src/core/client_asks.ts",
+  "src/core/elicitation_forms.ts",
+  "src/eras/legacy/client_requests.ts",
 ];
 
 interface Module {
