@@ -192,3 +192,56 @@ Deno.test("a fresh process validates with closures until the code generator has 
     later: [0, 1, 1],
   });
 });
+
+Deno.test("a stdio server answers and ends without touching a Web Stream", async () => {
+  // A fresh process, its stream classes watched from before Warden is loaded.
+  const script = `
+    const touched = new Set();
+    for (const name of ["ReadableStream", "WritableStream", "TransformStream"]) {
+      const real = globalThis[name];
+      Object.defineProperty(globalThis, name, {
+        configurable: true,
+        get() { touched.add(name); return real; },
+      });
+    }
+    const { createServer, defineTool, serveStdio } = await import("./mod.ts");
+    const server = createServer({ name: "t", version: "1", tools: [defineTool({
+      name: "echo", description: "e", inputSchema: { type: "object" }, handler: () => "ok",
+    })] });
+    await serveStdio(server, { handleSignals: false });
+    console.error("touched:" + JSON.stringify([...touched]));
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    cwd: new URL("../../", import.meta.url),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: {} } },
+  ].map((message) => JSON.stringify(message) + "\n").join("");
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(lines));
+  await writer.close();
+  const output = await child.output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, stderr);
+  const replies = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  assert.deepEqual(replies.map((reply) => reply.id), [1, 2]);
+  assert.ok("result" in replies[1], JSON.stringify(replies[1]));
+  assert.match(stderr, /touched:\[\]/);
+});
