@@ -31,6 +31,7 @@ const LAZY: readonly string[] = [
   "src/core/client_asks.ts",
   "src/core/elicitation_forms.ts",
   "src/eras/legacy/client_requests.ts",
+  "src/extensions/skills/catalog.ts",
 ];
 
 interface Module {
