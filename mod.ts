@@ -67,14 +67,13 @@ export type {
   ElicitResult,
   ElicitSchema,
 } from "./src/core/elicitation_forms.ts";
-export {
-  InputRequiredError,
-  MissingCapabilityError,
-  type Root,
-  type SamplingMessage,
-  type SamplingRequest,
-  type SamplingResult,
-  type UrlElicitation,
+export { InputRequiredError, MissingCapabilityError } from "./src/core/ask_errors.ts";
+export type {
+  Root,
+  SamplingMessage,
+  SamplingRequest,
+  SamplingResult,
+  UrlElicitation,
 } from "./src/core/client_asks.ts";
 export type {
   ContentAnnotations,

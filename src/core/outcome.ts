@@ -8,7 +8,7 @@
 import { ErrorCode, quote, RpcError } from "../jsonrpc/errors.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import type { Mask } from "../call/mask.ts";
-import { InputRequiredError } from "./client_asks.ts";
+import { InputRequiredError } from "./ask_errors.ts";
 
 /**
  * The outcome of an `RpcError` a handler threw itself. Its status is

@@ -14,7 +14,7 @@ import type { Infer, ObjectSchema } from "../schema/types.ts";
 import type { CallOutcome } from "../call/outcome.ts";
 import type { RequestContext } from "./context.ts";
 import { type ContentBlock, contentListProblem, text, type ToolResult } from "./content.ts";
-import { InputRequiredError } from "./client_asks.ts";
+import { InputRequiredError } from "./ask_errors.ts";
 import {
   cancelledOutcome,
   errorOutcome,

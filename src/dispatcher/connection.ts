@@ -7,7 +7,13 @@
  */
 
 import type { JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/messages.ts";
-import { takeFrameBatches, type Transport } from "../transports/transport.ts";
+import {
+  type FrameReader,
+  type FrameWriter,
+  takeFrameBatches,
+  takeFrameWriter,
+  type Transport,
+} from "../transports/transport.ts";
 import {
   type Dispatcher,
   type DispatchReply,
@@ -70,7 +76,9 @@ export async function runConnection<S extends DispatchSession>(
   options: ConnectionOptions,
 ): Promise<void> {
   const { log, signal } = options;
-  const connection = new Connection(transport.writable.getWriter(), dispatcher, session, log);
+  // A transport that can write without a Web Stream (stdio to stdout) hands over its writer.
+  const writer = takeFrameWriter(transport) ?? transport.writable.getWriter();
+  const connection = new Connection(writer, dispatcher, session, log);
   // Messages the server sends on its own (progress, logs, requests) keep their place in line.
   options.onOpen?.(connection.send);
   const reader = connection.openReader(transport);
@@ -101,7 +109,7 @@ export async function runConnection<S extends DispatchSession>(
  * waits for an asynchronous reply.
  */
 class Connection<S extends DispatchSession> {
-  readonly #writer: WritableStreamDefaultWriter<string>;
+  readonly #writer: FrameWriter;
   readonly #dispatcher: Dispatcher<S>;
   readonly #session: S;
   readonly #log: (message: string) => void;
@@ -116,10 +124,10 @@ class Connection<S extends DispatchSession> {
   readonly #pending = new Set<Promise<DispatchReply>>();
   /** Frames read so far, to say which one was skipped. */
   #frames = 0;
-  #reader: ReadableStreamDefaultReader<string | readonly string[]> | undefined;
+  #reader: FrameReader<string | readonly string[]> | undefined;
 
   constructor(
-    writer: WritableStreamDefaultWriter<string>,
+    writer: FrameWriter,
     dispatcher: Dispatcher<S>,
     session: S,
     log: (message: string) => void,
@@ -173,11 +181,9 @@ class Connection<S extends DispatchSession> {
   }
 
   /** Takes the reader of the transport's frames (in batches when it offers them). */
-  openReader(transport: Transport): ReadableStreamDefaultReader<string | readonly string[]> {
+  openReader(transport: Transport): FrameReader<string | readonly string[]> {
     // A transport that frames many messages per read hands them over together.
-    const source: ReadableStream<string | readonly string[]> = takeFrameBatches(transport) ??
-      transport.readable;
-    this.#reader = source.getReader();
+    this.#reader = takeFrameBatches(transport) ?? transport.readable.getReader();
     return this.#reader;
   }
 

@@ -11,7 +11,6 @@
 import type { JsonSchema } from "./types.ts";
 import { SchemaCompiler } from "./_compiler.ts";
 import { buildClosures } from "./_closures.ts";
-import { generateValidator } from "./_codegen.ts";
 import { SCHEMA_MESSAGE } from "./_messages.ts";
 
 /**
@@ -189,7 +188,9 @@ const VALID: readonly SchemaViolation[] = Object.freeze([]);
  * The schema is checked and compiled at once (every error above is thrown
  * here); its JavaScript source is generated and built with `new Function` on
  * the validator's first call, so a server with many tools builds code only
- * for those that are called, and none before its first reply. Nothing from
+ * for those that are called, and none before its first reply. The generator
+ * itself is loaded on the first validation of any schema: until it is, calls
+ * are answered by the closures below, just as synchronously. Nothing from
  * the schema reaches that source except as JSON string literals and finite
  * numbers, and regular expressions and constants are passed in as values.
  * Where `new Function` is refused, or with `codegen: false`, the validator is
@@ -287,9 +288,52 @@ export function compileSchema(schema: JsonSchema, options: CompileOptions = {}):
     assertFormats: formats === "assert",
   }).compileRoot();
   if (options.codegen === false) return closureValidator(root);
-  // Generated on the first call (about 0.7 ms a schema on cold code), then called directly.
+  // Generated on the first call once the generator is loaded (about 0.7 ms a schema on cold
+  // code), then called directly; until then the closures answer, as synchronously and alike.
   let built: Validator | undefined;
-  return (value) => (built ??= generateValidator(root, VALID) ?? closureValidator(root))(value);
+  let closures: Validator | undefined;
+  return (value) => {
+    if (built !== undefined) return built(value);
+    if (generate !== undefined) {
+      return (built = generate(root, VALID) ?? closureValidator(root))(value);
+    }
+    void loadGenerator();
+    return (closures ??= closureValidator(root))(value);
+  };
+}
+
+type Generate = typeof import("./_codegen.ts").generateValidator;
+
+/** The code generator, once loaded; `undefined` before, or for good if it could not be. */
+let generate: Generate | undefined;
+let generatorLoad: Promise<void> | undefined;
+
+/**
+ * Loads the code generator (about 45 KiB of source) on the first validation
+ * rather than at start: a server's first reply never waits for it. A failed
+ * load leaves the closures validating, which report the same violations, and
+ * says so once on stderr.
+ *
+ * @returns Settles once the generator is loaded, or could not be.
+ *
+ * @example
+ * ```ts
+ * import { loadGenerator } from "./compile.ts";
+ * await loadGenerator();
+ * ```
+ */
+export function loadGenerator(): Promise<void> {
+  generatorLoad ??= import("./_codegen.ts").then(
+    (module) => {
+      generate = module.generateValidator;
+    },
+    (error: unknown) => {
+      console.error(
+        `warden: cannot load the schema code generator, validating with closures: ${error}`,
+      );
+    },
+  );
+  return generatorLoad;
 }
 
 /** The validator of a compiled schema as a tree of closures. */

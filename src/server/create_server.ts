@@ -13,11 +13,10 @@ import { createRegistry, type ItemType, type Registry } from "../core/registry.t
 import { RequestCore } from "../core/request_core.ts";
 import type { McpSession } from "../core/session.ts";
 import { SubscriptionHub } from "../eras/modern/subscriptions.ts";
-import { SkillCatalog } from "../extensions/skills/catalog.ts";
 import { SKILLS_METHOD_NAMES } from "../extensions/skills/method_names.ts";
 import { MODERN_METHOD_NAMES } from "../eras/methods/modern_names.ts";
 import { checkTaskOptions } from "../eras/tasks/options.ts";
-import { bundleOf } from "../extensions/skills/loaded.ts";
+import { SkillShelf } from "../extensions/skills/loaded.ts";
 import type { ObjectSchema } from "../schema/types.ts";
 import { ChangeFeed } from "./changes.ts";
 import { Connections } from "./connections.ts";
@@ -88,7 +87,7 @@ export function createServer<
     mask: services.callMask,
   });
   const now = options.now ?? Date.now;
-  const skills = new SkillCatalog(core, options.pageSize);
+  const skills = new SkillShelf(core, options.pageSize);
   // The modern era, tasks and skills methods load on first use; the task options are checked now.
   const { dispatcher, close } = createDoors({
     skills,
@@ -140,7 +139,7 @@ export function createServer<
 }
 
 /** Whether revision 2026-07-28 has `method`: a skills method only while a skill is served. */
-function implementsModern(method: string, skills: SkillCatalog): boolean {
+function implementsModern(method: string, skills: SkillShelf): boolean {
   return MODERN_METHOD_NAMES.has(method) || (SKILLS_METHOD_NAMES.has(method) && skills.size > 0);
 }
 
@@ -167,21 +166,11 @@ function tableOf(registry: Registry, type: ItemType): { remove(key: string): boo
     : registry.prompts;
 }
 
-/** `server.skill()`: publishes what `loadSkill()` read; its handle withdraws it. */
-function publishSkill(
-  skills: SkillCatalog,
-  loaded: Parameters<Server["skill"]>[0],
-): ReturnType<Server["skill"]> {
-  const bundle = bundleOf(loaded);
-  skills.add(bundle);
-  return { uri: bundle.uri, remove: () => skills.remove(bundle.uri) };
-}
-
 /** The parts a server's methods use. */
 interface ServerParts {
   readonly registry: Registry;
   readonly core: RequestCore;
-  readonly skills: SkillCatalog;
+  readonly skills: SkillShelf;
   readonly changes: ChangeFeed;
   readonly roots: RootsListeners;
   readonly dispatcher: Dispatcher<McpSession>;
@@ -203,7 +192,7 @@ function serverOf(parts: ServerParts): Server {
     resource: (definition) => registry.resources.add(definition),
     resourceTemplate: (definition) => registry.templates.add(definition),
     prompt: (definition) => registry.prompts.add(definition as never),
-    skill: (loaded) => publishSkill(skills, loaded),
+    skill: (loaded) => skills.publish(loaded),
     app: (definition) => registerApp(core, definition),
     remove: (type, key) => tableOf(registry, type).remove(key),
     notifyResourceUpdated: (uri) => changes.resourceUpdated(uri),

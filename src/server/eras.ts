@@ -18,7 +18,7 @@ import { discoverResult } from "../eras/modern/discover.ts";
 import { META_KEYS } from "../eras/modern/meta.ts";
 import type { SubscriptionHub } from "../eras/modern/subscriptions.ts";
 import type { TaskTimes } from "../eras/tasks/options.ts";
-import type { SkillCatalog } from "../extensions/skills/catalog.ts";
+import type { SkillShelf } from "../extensions/skills/loaded.ts";
 import { SKILLS_METHOD_LIST } from "../extensions/skills/method_names.ts";
 import { LazyPart } from "./lazy_part.ts";
 import type { ModernDoor } from "./modern_door.ts";
@@ -41,7 +41,7 @@ export interface EraDeps {
   /** The tasks' times, checked when the server was created. */
   readonly taskTimes: TaskTimes;
   /** The published skills (the skills extension's methods answer from it). */
-  readonly skills: SkillCatalog;
+  readonly skills: SkillShelf;
   /** The server's clock. */
   readonly now: () => number;
   /** Called when a legacy client says its roots changed. */

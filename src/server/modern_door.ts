@@ -42,9 +42,13 @@ export function openModernDoor(deps: EraDeps): ModernDoor {
   const tasks = createTaskRunner(deps);
   const callerScoped = deps.options.http?.authenticate !== undefined ||
     deps.options.http?.auth !== undefined;
+  const shelf = deps.skills;
   const skills = skillsMethods({
     core: deps.core,
-    catalog: deps.skills,
+    // Read when a skills method runs, which is only once a skill was published.
+    get catalog() {
+      return shelf.catalog;
+    },
     services: deps.services,
     serverInfo: deps.resolved.serverInfo,
     listTtlMs: deps.resolved.listTtlMs,

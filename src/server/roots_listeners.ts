@@ -8,7 +8,7 @@
 
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../core/lifecycle.ts";
 import type { McpSession } from "../core/session.ts";
-import { listRoots } from "../eras/legacy/client_requests.ts";
+import { withClientRequests } from "../eras/legacy/ask_client.ts";
 import type { ClientSession } from "./types.ts";
 
 type RootsListener = (session: ClientSession) => void;
@@ -26,7 +26,7 @@ function clientSession(session: McpSession): ClientSession {
       const request: { timeoutMs?: number; signal?: AbortSignal } = {};
       if (rootOptions.timeoutMs !== undefined) request.timeoutMs = rootOptions.timeoutMs;
       if (rootOptions.signal !== undefined) request.signal = rootOptions.signal;
-      return listRoots(session, request);
+      return withClientRequests((asks) => asks.listRoots(session, request));
     },
   };
 }

@@ -7,8 +7,20 @@
 
 import { redirectConsole } from "./console_redirect.ts";
 import { BlockingFrameSink, FrameSink } from "./frame_sink.ts";
-import { type DroppedLine, lineLimit, SplitterState } from "./line_splitter.ts";
-import { offerFrameBatches, type Transport } from "./transport.ts";
+import { type DroppedLine, lineLimit } from "./line_splitter.ts";
+import {
+  type ByteSource,
+  fileSource,
+  frameStream,
+  LineBatchReader,
+  streamSource,
+} from "./line_batches.ts";
+import {
+  type FrameWriter,
+  offerFrameBatches,
+  offerFrameWriter,
+  type Transport,
+} from "./transport.ts";
 
 /**
  * Options for {@linkcode StdioTransport}.
@@ -71,9 +83,6 @@ export interface StdioTransportOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The buffer a byte-stream input is read into, reused read after read. */
-const READ_BYTES = 64 * 1024;
-
 /**
  * A {@linkcode Transport} speaking newline-delimited JSON over byte streams,
  * by default the process's stdin and stdout.
@@ -108,12 +117,13 @@ const READ_BYTES = 64 * 1024;
  * ```
  */
 export class StdioTransport implements Transport {
-  /** Outgoing frames, one JSON text each, without a newline. */
-  readonly writable: WritableStream<string>;
+  readonly #sink: UnderlyingSink<string>;
   /** Incoming lines, all those of one read together. */
-  readonly #batches: ReadableStream<readonly string[]>;
+  readonly #batches: LineBatchReader;
   #readable: ReadableStream<string> | undefined;
+  #writable: WritableStream<string> | undefined;
   #batchesTaken = false;
+  #writerTaken = false;
 
   /** Creates the transport and, unless disabled, starts redirecting the console. */
   constructor(options: StdioTransportOptions = {}) {
@@ -127,7 +137,7 @@ export class StdioTransport implements Transport {
       source = streamSource(options.input);
     }
     const stdout = options.output === undefined ? deno("stdout").stdout : undefined;
-    this.#batches = lineBatches(
+    this.#batches = new LineBatchReader(
       source,
       maxLineBytes,
       (info) => log(describeDrop(info, maxLineBytes)),
@@ -143,160 +153,83 @@ export class StdioTransport implements Transport {
     }
     // Last, so that a locked stream above cannot leave the console redirected.
     const release = options.redirectConsole === false ? () => {} : redirectConsole();
-    this.writable = new WritableStream(sink(release));
+    this.#sink = sink(release);
     offerFrameBatches(this, () => {
       if (this.#readable !== undefined || this.#batchesTaken) return undefined;
       this.#batchesTaken = true;
       return this.#batches;
     });
+    const blocking = this.#sink;
+    if (blocking instanceof BlockingFrameSink) {
+      offerFrameWriter(this, () => {
+        if (this.#writable !== undefined || this.#writerTaken) return undefined;
+        this.#writerTaken = true;
+        return directWriter(blocking);
+      });
+    }
   }
 
   /** Incoming lines, one JSON text each. */
   get readable(): ReadableStream<string> {
-    if (this.#readable === undefined) {
-      this.#readable = this.#batchesTaken
-        ? new ReadableStream({
-          start(controller) {
-            controller.error(new TypeError("Cannot read stdio transport: a session reads it"));
-          },
-        })
-        : this.#batches.pipeThrough(
-          new TransformStream<readonly string[], string>({
-            transform(lines, controller) {
-              for (const line of lines) controller.enqueue(line);
-            },
-          }),
-        );
-    }
+    this.#readable ??= this.#batchesTaken
+      ? refused("Cannot read stdio transport: a session reads it")
+      : frameStream(this.#batches);
     return this.#readable;
+  }
+
+  /** Outgoing frames, one JSON text each, without a newline. */
+  get writable(): WritableStream<string> {
+    this.#writable ??= this.#writerTaken
+      ? new WritableStream({
+        start(controller) {
+          controller.error(new TypeError("Cannot write stdio transport: a session writes it"));
+        },
+      })
+      : new WritableStream(this.#sink);
+    return this.#writable;
   }
 }
 
-/** Reads into the buffer it is given: the bytes read (at least one), or null at EOF. */
-type ReadInto = (buffer: Uint8Array) => Promise<number | null>;
-
-/** A source of bytes: how to read it, how to stop it, and whether it reuses its buffer. */
-interface ByteSource {
-  /** The next chunk, or undefined at EOF. */
-  read(): Promise<Uint8Array | undefined>;
-  /** Stops reading (the stream's cancel). */
-  cancel(reason: unknown): Promise<void>;
-  /** Whether a chunk's memory is reused by the next read. */
-  readonly reusesBuffer: boolean;
+/** A stream that fails its first read with `message`: another reader has the input. */
+function refused(message: string): ReadableStream<string> {
+  return new ReadableStream({
+    start(controller) {
+      controller.error(new TypeError(message));
+    },
+  });
 }
 
-/** Reads a file (stdin) with one reused buffer. */
-function fileSource(readInto: ReadInto): ByteSource {
-  const buffer = new Uint8Array(READ_BYTES);
-  let done = false;
+/**
+ * Writes to stdout's blocking sink as its Web Stream would, without one: in
+ * order (each write is done when it returns), a failed write failing every
+ * later one, a write after close refused.
+ */
+function directWriter(sink: BlockingFrameSink): FrameWriter {
+  let failure: { error: unknown } | undefined;
+  let closed = false;
   return {
-    reusesBuffer: true,
-    async read() {
-      if (done) return undefined;
-      const read = await readInto(buffer);
-      if (read === null) done = true;
-      return read === null ? undefined : buffer.subarray(0, read);
+    write(chunk) {
+      if (failure !== undefined) return Promise.reject(failure.error);
+      if (closed) {
+        return Promise.reject(new TypeError("Cannot write stdio transport: it is closed"));
+      }
+      try {
+        sink.write(chunk);
+        return Promise.resolve();
+      } catch (error) {
+        failure = { error };
+        return Promise.reject(error);
+      }
     },
-    cancel() {
-      // A read in progress cannot be interrupted; its bytes are simply not used.
-      done = true;
+    close() {
+      if (failure !== undefined) return Promise.reject(failure.error);
+      if (!closed) {
+        closed = true;
+        sink.close();
+      }
       return Promise.resolve();
     },
   };
-}
-
-/**
- * Reads a stream: a byte stream with a BYOB reader into one buffer that
- * comes back read after read, any other stream chunk by chunk.
- */
-function streamSource(input: ReadableStream<Uint8Array>): ByteSource {
-  let byob: ReadableStreamBYOBReader | undefined;
-  try {
-    byob = input.getReader({ mode: "byob" });
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-  }
-  if (byob === undefined) {
-    const reader = input.getReader();
-    return {
-      reusesBuffer: false,
-      async read() {
-        return (await reader.read()).value;
-      },
-      cancel: (reason) => reader.cancel(reason),
-    };
-  }
-  const reader = byob;
-  let buffer: ArrayBufferLike = new ArrayBuffer(READ_BYTES);
-  return {
-    reusesBuffer: true,
-    async read() {
-      const { value, done } = await reader.read(new Uint8Array(buffer));
-      // The buffer was transferred to the read and comes back as the view's.
-      if (value !== undefined) buffer = value.buffer;
-      return done ? undefined : value;
-    },
-    cancel: (reason) => reader.cancel(reason),
-  };
-}
-
-/**
- * The lines of a byte source, as one array per read that completes any. The
- * splitter copies only an unfinished tail when the source reuses its buffer.
- * Cancelling the result cancels the source, and a failure while splitting
- * cancels it with that error.
- */
-function lineBatches(
-  source: ByteSource,
-  maxLineBytes: number,
-  onDropped: (info: DroppedLine) => void,
-  signal: AbortSignal | undefined,
-): ReadableStream<readonly string[]> {
-  const splitter = new SplitterState(maxLineBytes, onDropped, source.reusesBuffer);
-  let ended = false;
-  return new ReadableStream<readonly string[]>({
-    start(controller) {
-      // Ended here rather than by a wrapping stream, which would cost every read a hop.
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        controller.close();
-        source.cancel(signal?.reason).catch(() => {});
-      };
-      if (signal?.aborted) end();
-      else signal?.addEventListener("abort", end, { once: true });
-    },
-    async pull(controller) {
-      try {
-        while (true) {
-          const chunk = await source.read();
-          if (ended) return;
-          const lines: string[] = [];
-          if (chunk === undefined) {
-            ended = true;
-            splitter.end(lines);
-            if (lines.length > 0) controller.enqueue(lines);
-            controller.close();
-            return;
-          }
-          splitter.push(chunk, lines);
-          if (lines.length > 0) {
-            controller.enqueue(lines);
-            return;
-          }
-        }
-      } catch (error) {
-        if (ended) return;
-        ended = true;
-        await source.cancel(error).catch(() => {});
-        throw error;
-      }
-    },
-    cancel: (reason) => {
-      ended = true;
-      return source.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
 
 function describeDrop(info: DroppedLine, maxLineBytes: number): string {

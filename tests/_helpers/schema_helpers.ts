@@ -3,8 +3,11 @@
  * runs on, a schema parsed from JSON text, and an object that counts reads.
  */
 
-import type { CompileOptions } from "../../src/schema/compile.ts";
+import { type CompileOptions, loadGenerator } from "../../src/schema/compile.ts";
 import type { JsonSchema } from "../../src/schema/types.ts";
+
+// The code generator loads on a validator's first call; the generated backend is tested once it has.
+await loadGenerator();
 
 /** The validator backends: generated code (the default) and closures. */
 export const BACKENDS: readonly (readonly [string, CompileOptions])[] = [

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { LineSplitter } from "../../src/transports/line_splitter.ts";
+import { LineSplitter } from "../../src/transports/line_stream.ts";
 
 const CHUNK_BYTES = 64 * 1024;
 const MiB = 1024 * 1024;

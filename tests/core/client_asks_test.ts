@@ -18,6 +18,7 @@ import {
 import { createGuardrails } from "../../guardrails.ts";
 import { captureLog, isRecord, request, resultOf } from "../_helpers/helpers.ts";
 import { connectPeer, EMPTY, testServer, textOf } from "../_helpers/peer.ts";
+import { withClientRequests } from "../../src/eras/legacy/ask_client.ts";
 
 /** What a handler's rejection looked like, as text the test can compare. */
 function describe(error: unknown): string {
@@ -263,6 +264,9 @@ Deno.test("cancelling a tools/call cancels the sampling request it awaits", asyn
 });
 
 Deno.test("a handler's own abort signal cancels its request to the client", async () => {
+  // A process's first ask waits for the asks to load (an abort meanwhile sends nothing);
+  // once loaded, an ask is on the wire before ctx.sample() returns, as here.
+  await withClientRequests(() => Promise.resolve());
   const server = testServer({
     tools: [defineTool({
       name: "impatient",

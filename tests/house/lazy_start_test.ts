@@ -23,6 +23,15 @@ const LAZY: readonly string[] = [
   "src/http/handler.ts",
   "src/server/http_listener.ts",
   "src/eras/modern/request_state.ts",
+  "src/schema/_codegen.ts",
+  "src/schema/_codegen_arrays.ts",
+  "src/schema/_codegen_objects.ts",
+  "src/schema/_codegen_rules.ts",
+  "src/schema/_source.ts",
+  "src/core/client_asks.ts",
+  "src/core/elicitation_forms.ts",
+  "src/eras/legacy/client_requests.ts",
+  "src/extensions/skills/catalog.ts",
 ];
 
 interface Module {
@@ -155,4 +164,85 @@ Deno.test("a modern request on a fresh server loads the modern era and is answer
   } finally {
     await server.close();
   }
+});
+
+Deno.test("a fresh process validates with closures until the code generator has loaded, then generates code", () => {
+  // A fresh process: this one may have loaded the generator already.
+  const script = `
+    import { compileSchema, loadGenerator } from "./src/schema/compile.ts";
+    const RealFunction = globalThis.Function;
+    let built = 0;
+    globalThis.Function = new Proxy(RealFunction, {
+      construct(target, args) { built++; return new target(...args); },
+    });
+    const validate = compileSchema({ type: "object", required: ["a"] });
+    const first = [validate({ a: 1 }).length, validate({}).length, built];
+    await loadGenerator();
+    const later = [validate({ a: 1 }).length, validate({}).length, built];
+    console.log(JSON.stringify({ first, later }));
+  `;
+  const output = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
+    first: [0, 1, 0],
+    later: [0, 1, 1],
+  });
+});
+
+Deno.test("a stdio server answers and ends without touching a Web Stream", async () => {
+  // A fresh process, its stream classes watched from before Warden is loaded.
+  const script = `
+    const touched = new Set();
+    for (const name of ["ReadableStream", "WritableStream", "TransformStream"]) {
+      const real = globalThis[name];
+      Object.defineProperty(globalThis, name, {
+        configurable: true,
+        get() { touched.add(name); return real; },
+      });
+    }
+    const { createServer, defineTool, serveStdio } = await import("./mod.ts");
+    const server = createServer({ name: "t", version: "1", tools: [defineTool({
+      name: "echo", description: "e", inputSchema: { type: "object" }, handler: () => "ok",
+    })] });
+    await serveStdio(server, { handleSignals: false });
+    console.error("touched:" + JSON.stringify([...touched]));
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    cwd: new URL("../../", import.meta.url),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: {} } },
+  ].map((message) => JSON.stringify(message) + "\n").join("");
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(lines));
+  await writer.close();
+  const output = await child.output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, stderr);
+  const replies = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  assert.deepEqual(replies.map((reply) => reply.id), [1, 2]);
+  assert.ok("result" in replies[1], JSON.stringify(replies[1]));
+  assert.match(stderr, /touched:\[\]/);
 });

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { compileSchema, type Validator } from "../../src/schema/compile.ts";
+import { compileSchema, loadGenerator, type Validator } from "../../src/schema/compile.ts";
 import type { JsonSchema } from "../../src/schema/types.ts";
 import { parsed } from "../_helpers/schema_helpers.ts";
+
+// The code generator loads on a validator's first call; the generated backend is tested once it has.
+await loadGenerator();
 
 /** Both backends for one schema: generated code first, then closures. */
 function both(schema: JsonSchema): [Validator, Validator] {

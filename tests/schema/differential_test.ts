@@ -7,9 +7,12 @@
  * references, dynamic scopes and run-time `unevaluated*`.
  */
 import assert from "node:assert/strict";
-import { compileSchema } from "../../src/schema/compile.ts";
+import { compileSchema, loadGenerator } from "../../src/schema/compile.ts";
 import type { JsonSchema } from "../../src/schema/types.ts";
 import { loadRemotes, loadSuite, suiteRoot } from "../_helpers/schema_suite.ts";
+
+// The code generator loads on a validator's first call; the generated backend is tested once it has.
+await loadGenerator();
 
 // Without WARDEN_SHARED the whole-suite test is ignored; the extra schemas need no remote.
 const root = suiteRoot();

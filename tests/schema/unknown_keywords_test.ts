@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { compileSchema, type JsonSchema } from "../../schema.ts";
 import { createServer, defineTool } from "../../mod.ts";
+import { loadGenerator } from "../../src/schema/compile.ts";
+
+// The code generator loads on a validator's first call; the generated backend is tested once it has.
+await loadGenerator();
 
 // Schemas as other generators emit them: keywords Warden has no rule for.
 const GENERATED = {

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  type DroppedLine,
-  LineSplitter,
-  type LineSplitterOptions,
-} from "../../src/transports/line_splitter.ts";
+import type { DroppedLine, LineSplitterOptions } from "../../src/transports/line_splitter.ts";
+import { LineSplitter } from "../../src/transports/line_stream.ts";
 
 const encoder = new TextEncoder();
 

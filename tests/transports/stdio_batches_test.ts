@@ -83,7 +83,12 @@ Deno.test("StdioTransport hands a session every line of a read as one batch", as
   const batches = takeFrameBatches(transport);
   assert.ok(batches !== undefined);
   assert.equal(takeFrameBatches(transport), undefined, "batches are taken once");
-  assert.deepEqual(await Array.fromAsync(batches), [
+  const read: (readonly string[])[] = [];
+  // The batches come from a plain reader (no Web Stream), read as a stream reader is.
+  for (let next = await batches.read(); !next.done; next = await batches.read()) {
+    read.push(next.value);
+  }
+  assert.deepEqual(read, [
     ['{"a":1}', '{"a":2}'],
     ['{"a":3}'],
     ['{"a":4}'],

@@ -28,7 +28,7 @@ import type { Mask } from "../../call/mask.ts";
 import type { ElicitResult, ElicitSchema } from "../../core/elicitation_forms.ts";
 import { UNNEGOTIATED_PROTOCOL_VERSION } from "../../core/lifecycle.ts";
 import type { LoggingLevel } from "../../core/logging.ts";
-import { elicit, elicitUrl, listRoots, sample } from "./client_requests.ts";
+import { withClientRequests } from "./ask_client.ts";
 import type { McpSession, OutboundRequestOptions } from "../../core/session.ts";
 
 export type { ContextServices };
@@ -87,7 +87,9 @@ export class HandlerContext extends ContextBase implements RequestContext {
 
   sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult> {
     // Everything the client's model reads passes the redactor.
-    return sample(this.#session, this.services.mask(request), this.#outbound(options));
+    const masked = this.services.mask(request);
+    const outbound = this.#outbound(options);
+    return withClientRequests((asks) => asks.sample(this.#session, masked, outbound));
   }
 
   elicit<const S extends ElicitSchema>(
@@ -95,11 +97,10 @@ export class HandlerContext extends ContextBase implements RequestContext {
     requestedSchema: S,
     options?: ClientRequestOptions,
   ): Promise<ElicitResult<S>> {
-    return elicit(
-      this.#session,
-      this.services.mask(message),
-      requestedSchema,
-      this.#outbound(options),
+    const masked = this.services.mask(message);
+    const outbound = this.#outbound(options);
+    return withClientRequests((asks) =>
+      asks.elicit(this.#session, masked, requestedSchema, outbound)
     );
   }
 
@@ -111,16 +112,14 @@ export class HandlerContext extends ContextBase implements RequestContext {
     const { elicitationId, ...rest } = options;
     // The URL is left as it is: masking any part of it would break the link.
     const request = elicitationId === undefined ? { url } : { url, elicitationId };
-    return elicitUrl(
-      this.#session,
-      this.services.mask(message),
-      request,
-      this.#outbound(rest),
-    );
+    const masked = this.services.mask(message);
+    const outbound = this.#outbound(rest);
+    return withClientRequests((asks) => asks.elicitUrl(this.#session, masked, request, outbound));
   }
 
   roots(options?: ClientRequestOptions): Promise<Root[]> {
-    return listRoots(this.#session, this.#outbound(options));
+    const outbound = this.#outbound(options);
+    return withClientRequests((asks) => asks.listRoots(this.#session, outbound));
   }
 
   closeStream(): void {

@@ -13,8 +13,6 @@ import { isRecord, type JsonRpcId } from "../../jsonrpc/messages.ts";
 import {
   type ClientAsk,
   elicitAsk,
-  InputRequiredError,
-  MissingCapabilityError,
   type Root,
   rootsAsk,
   samplingAsk,
@@ -23,6 +21,7 @@ import {
   urlElicitAsk,
   type UrlElicitation,
 } from "../../core/client_asks.ts";
+import { InputRequiredError, MissingCapabilityError } from "../../core/ask_errors.ts";
 import type {
   ClientDescription,
   ClientRequestOptions,

@@ -9,6 +9,7 @@
 
 import { bundleSkill } from "./bundle.ts";
 import { readSkillDirectory } from "./disk.ts";
+import { SkillCatalog } from "./catalog.ts";
 import { loadedSkill } from "./loaded.ts";
 
 const encoder = new TextEncoder();
@@ -82,5 +83,8 @@ export async function loadSkill(
   const files = "directory" in source
     ? await readSkillDirectory(source.directory, label)
     : filesOf(source.files, label);
-  return loadedSkill(await bundleSkill(files, source.path, label));
+  return loadedSkill(
+    await bundleSkill(files, source.path, label),
+    (core, pageSize) => new SkillCatalog(core, pageSize),
+  );
 }
