@@ -65,7 +65,8 @@ export function isModernPost(
   legacyVersions: readonly string[],
   version: string | null = request.headers.get("mcp-protocol-version"),
 ): boolean {
-  if (request.headers.has("mcp-session-id")) return false;
+  // `get`, not `has`: on Deno.serve `has` copies every header of the request first.
+  if (request.headers.get("mcp-session-id") !== null) return false;
   if (isRecord(body) && isRecord(body.params) && isRecord(body.params._meta)) {
     if (Object.hasOwn(body.params._meta, PROTOCOL_VERSION_KEY)) return true;
   }
