@@ -55,7 +55,6 @@ export function modernResult(
   result: Record<string, unknown>,
   hints?: CacheHints,
 ): Record<string, unknown> {
-  const meta = isRecord(result._meta) ? result._meta : {};
   const done: Record<string, unknown> = {
     ...result,
     resultType: result.resultType ?? "complete",
@@ -64,7 +63,10 @@ export function modernResult(
     done.ttlMs = hints.ttlMs;
     done.cacheScope = hints.cacheScope;
   }
-  done._meta = { ...meta, [META_KEYS.serverInfo]: serverInfo };
+  // Most results carry no `_meta`: then there is nothing to copy into the new one.
+  done._meta = isRecord(result._meta)
+    ? { ...result._meta, [META_KEYS.serverInfo]: serverInfo }
+    : { [META_KEYS.serverInfo]: serverInfo };
   return done;
 }
 
