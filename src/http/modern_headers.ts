@@ -65,7 +65,8 @@ export function isModernPost(
   legacyVersions: readonly string[],
   version: string | null = request.headers.get("mcp-protocol-version"),
 ): boolean {
-  if (request.headers.has("mcp-session-id")) return false;
+  // `get`, not `has`: on Deno.serve `has` copies every header of the request first.
+  if (request.headers.get("mcp-session-id") !== null) return false;
   if (isRecord(body) && isRecord(body.params) && isRecord(body.params._meta)) {
     if (Object.hasOwn(body.params._meta, PROTOCOL_VERSION_KEY)) return true;
   }
@@ -128,44 +129,15 @@ function sameValue(header: string, value: unknown, type: HeaderParam["type"]): b
   }
 }
 
-/** What a check may conclude besides a problem: go on (undefined), or accept as is. */
-const ACCEPT = Symbol("accept");
-
-/**
- * One named check: a problem, {@linkcode ACCEPT} (skip the rest), or
- * undefined (go on). `mask` masks what a message quotes before it is cut.
- */
-type HeaderCheck = (
-  request: Request,
-  message: Record<string, unknown>,
-  paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
-  mask: (text: string) => string,
-) => HeaderProblem | typeof ACCEPT | undefined;
-
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_HEADER_PARAMS: readonly HeaderParam[] = [];
-
-/** A message's params, or none. */
-function paramsIn(message: Record<string, unknown>): Readonly<Record<string, unknown>> {
-  return isRecord(message.params) ? message.params : NO_PARAMS;
-}
-
-/** Whether the message is a request (it has an id) rather than a notification. */
-function isRequest(message: Record<string, unknown>): boolean {
-  return message.id !== undefined;
-}
 
 function invalidParams(message: string): HeaderProblem {
   return { status: 400, code: INVALID_PARAMS, message };
 }
 
 /** A request carries `_meta` with its revision and client capabilities (400, -32602). */
-function requiredMeta(
-  _request: Request,
-  message: Record<string, unknown>,
-): HeaderProblem | undefined {
-  if (!isRequest(message)) return undefined;
-  const meta = paramsIn(message)._meta;
+function requiredMeta(meta: unknown): HeaderProblem | undefined {
   if (!isRecord(meta)) return invalidParams("Invalid params: _meta is required");
   if (typeof meta[PROTOCOL_VERSION_KEY] !== "string") {
     return invalidParams(`Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] is required`);
@@ -176,13 +148,8 @@ function requiredMeta(
   return undefined;
 }
 
-/** A listen request must accept a stream (406, -32600). */
-function listenTakesStream(
-  request: Request,
-  message: Record<string, unknown>,
-): HeaderProblem | undefined {
-  if (message.method !== "subscriptions/listen" || !isRequest(message)) return undefined;
-  if (accepts(request, "text/event-stream")) return undefined;
+/** A listen request that cannot take a stream (406, -32600). */
+function listenNotAcceptable(): HeaderProblem {
   // Its answer is a stream that stays open: as plain JSON the client would wait for nothing.
   return {
     status: 406,
@@ -193,13 +160,10 @@ function listenTakesStream(
 
 /** `MCP-Protocol-Version` is present and agrees with `_meta`. */
 function versionHeader(
-  request: Request,
-  message: Record<string, unknown>,
-  _paramsOf: unknown,
+  version: string | null,
+  meta: unknown,
   mask: (text: string) => string,
 ): HeaderProblem | undefined {
-  const version = request.headers.get("mcp-protocol-version");
-  const meta = paramsIn(message)._meta;
   const bodyVersion = isRecord(meta) ? meta[PROTOCOL_VERSION_KEY] : undefined;
   if (version === null) return mismatch("the MCP-Protocol-Version header is missing");
   if (bodyVersion !== undefined && version !== bodyVersion) {
@@ -212,47 +176,34 @@ function versionHeader(
   return undefined;
 }
 
-/**
- * `Mcp-Method` agrees with the body. It is required on requests; the
- * revision defines no header rules for notification POSTs (clients such as
- * the TypeScript SDK v2 send notifications/cancelled without one), so such
- * a notification is accepted without the checks that follow.
- */
-function methodHeader(
-  request: Request,
-  message: Record<string, unknown>,
-  _paramsOf: unknown,
+/** `Mcp-Method` (read and trimmed, or null) disagrees with the body's method. */
+function methodMismatch(
+  header: string,
+  method: string,
   mask: (text: string) => string,
-): HeaderProblem | typeof ACCEPT | undefined {
-  const header = request.headers.get("mcp-method")?.trim() ?? null;
-  if (header === null) {
-    return isRequest(message) ? mismatch("the Mcp-Method header is missing") : ACCEPT;
-  }
-  const method = methodOf(message);
-  if (header !== method) {
-    return mismatch(
-      `Mcp-Method ${quote(header, 80, mask)} does not match the body's ${quote(method, 80, mask)}`,
-    );
-  }
-  return undefined;
+): HeaderProblem | undefined {
+  if (header === method) return undefined;
+  return mismatch(
+    `Mcp-Method ${quote(header, 80, mask)} does not match the body's ${quote(method, 80, mask)}`,
+  );
 }
 
 /** `Mcp-Name` agrees with the body's name, URI or task id, where the method has one. */
 function nameHeader(
-  request: Request,
-  message: Record<string, unknown>,
-  _paramsOf: unknown,
+  headers: Headers,
+  method: string,
+  params: Readonly<Record<string, unknown>>,
   mask: (text: string) => string,
 ): HeaderProblem | undefined {
-  const nameKey = NAME_SOURCES.get(methodOf(message));
+  const nameKey = NAME_SOURCES.get(method);
   if (nameKey === undefined) return undefined;
-  const header = request.headers.get("mcp-name")?.trim() ?? null;
+  const header = headers.get("mcp-name")?.trim() ?? null;
   if (header === null) return mismatch("the Mcp-Name header is missing");
   const decoded = decodeHeaderValue(header);
   if (decoded === undefined) {
     return mismatch("Mcp-Name has characters a header must not carry, or broken base64");
   }
-  if (decoded !== paramsIn(message)[nameKey]) {
+  if (decoded !== params[nameKey]) {
     return mismatch(`Mcp-Name ${quote(decoded, 80, mask)} does not match the body's ${nameKey}`);
   }
   return undefined;
@@ -260,14 +211,14 @@ function nameHeader(
 
 /** Each `Mcp-Param-*` the called tool declares agrees with its argument. */
 function paramHeaders(
-  request: Request,
-  message: Record<string, unknown>,
+  headers: Headers,
+  method: string,
+  params: Readonly<Record<string, unknown>>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
 ): HeaderProblem | undefined {
-  const params = paramsIn(message);
-  if (methodOf(message) !== "tools/call" || typeof params.name !== "string") return undefined;
+  if (method !== "tools/call" || typeof params.name !== "string") return undefined;
   for (const param of paramsOf(params.name) ?? NO_HEADER_PARAMS) {
-    const problem = paramHeader(request.headers, params.arguments, param);
+    const problem = paramHeader(headers, params.arguments, param);
     if (problem !== undefined) return problem;
   }
   return undefined;
@@ -297,24 +248,10 @@ function paramHeader(
   return undefined;
 }
 
-function methodOf(message: Record<string, unknown>): string {
-  return typeof message.method === "string" ? message.method : "";
-}
-
 /** The mask of an endpoint that masks nothing. */
 function asIs(text: string): string {
   return text;
 }
-
-/** The checks of a modern POST, in the order their errors take precedence. */
-const HEADER_CHECKS: readonly HeaderCheck[] = [
-  requiredMeta,
-  listenTakesStream,
-  versionHeader,
-  methodHeader,
-  nameHeader,
-  paramHeaders,
-];
 
 /**
  * Checks a modern POST's headers against its body (a single JSON-RPC
@@ -322,21 +259,40 @@ const HEADER_CHECKS: readonly HeaderCheck[] = [
  * request that cannot take a stream (406, -32600), then the version header,
  * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (400, -32020). A notification
  * may omit `Mcp-Method` (required only on requests) but not contradict its
- * body with one. A value quoted in a message and cut short passes `mask`
- * first; the caller masks the whole message.
+ * body with one; without one it is accepted with no further check (the
+ * revision sets no header rules for notifications). A value quoted in a
+ * message and cut short passes `mask` first; the caller masks the whole
+ * message. `version` is the `MCP-Protocol-Version` header, when the caller
+ * has read it already. Each header and body field is read once: this runs
+ * on every modern POST.
  */
 export function checkModernHeaders(
   request: Request,
   message: Record<string, unknown>,
   paramsOf: (tool: string) => readonly HeaderParam[] | undefined,
   mask: (text: string) => string = asIs,
+  version: string | null = request.headers.get("mcp-protocol-version"),
 ): HeaderProblem | undefined {
-  for (const check of HEADER_CHECKS) {
-    const verdict = check(request, message, paramsOf, mask);
-    if (verdict === ACCEPT) return undefined;
-    if (verdict !== undefined) return verdict;
+  const params = isRecord(message.params) ? message.params : NO_PARAMS;
+  const method = typeof message.method === "string" ? message.method : "";
+  const asked = message.id !== undefined;
+  if (asked) {
+    const problem = requiredMeta(params._meta);
+    if (problem !== undefined) return problem;
+    if (method === "subscriptions/listen" && !accepts(request, "text/event-stream")) {
+      return listenNotAcceptable();
+    }
   }
-  return undefined;
+  const versionProblem = versionHeader(version, params._meta, mask);
+  if (versionProblem !== undefined) return versionProblem;
+  const { headers } = request;
+  const methodHeader = headers.get("mcp-method")?.trim() ?? null;
+  if (methodHeader === null) {
+    return asked ? mismatch("the Mcp-Method header is missing") : undefined;
+  }
+  return methodMismatch(methodHeader, method, mask) ??
+    nameHeader(headers, method, params, mask) ??
+    paramHeaders(headers, method, params, paramsOf);
 }
 
 /**

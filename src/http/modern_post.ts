@@ -22,7 +22,10 @@ import { rpcError } from "./responses.ts";
 /** The revision a sessionless modern request is served under, for the transport's own rules. */
 const MODERN_WIRE = "2026-07-28";
 
-/** Answers a modern POST whose body parsed as `value`. */
+/**
+ * Answers a modern POST whose body parsed as `value`; `version` is its
+ * `MCP-Protocol-Version` header, as the router read it.
+ */
 export function modernPost<S extends HttpProtocolSession>(
   endpoint: Endpoint<S>,
   request: Request,
@@ -30,6 +33,7 @@ export function modernPost<S extends HttpProtocolSession>(
   value: unknown,
   sseOk: boolean,
   grant: AuthGrant | undefined,
+  version: string | null,
 ): Response | Promise<Response> {
   if (!isRecord(value)) {
     return rpcError(
@@ -53,7 +57,13 @@ export function modernPost<S extends HttpProtocolSession>(
     );
   }
   const id = classified.kind === "request" ? classified.message.id : null;
-  const problem = checkModernHeaders(request, value, endpoint.headerParams, endpoint.host.mask);
+  const problem = checkModernHeaders(
+    request,
+    value,
+    endpoint.headerParams,
+    endpoint.host.mask,
+    version,
+  );
   if (problem !== undefined) {
     const message = endpoint.host.mask(problem.message);
     if (id === null) return refusal(problem.status, id, problem.code, message);

@@ -72,7 +72,7 @@ function parsed<S extends HttpProtocolSession>(
     }
   }
   if (endpoint.host.modern && isModernPost(request, value, endpoint.host.legacyVersions, version)) {
-    return modernPost(endpoint, request, principal, value, sseOk, grant);
+    return modernPost(endpoint, request, principal, value, sseOk, grant, version);
   }
   return legacyPost(endpoint, request, principal, version, value, sseOk, grant);
 }

@@ -58,3 +58,19 @@ Deno.test("a modern request without Mcp-Method is still refused with -32020", ()
     message: "Header mismatch: the Mcp-Method header is missing",
   });
 });
+
+Deno.test("the MCP-Protocol-Version the router read is the one checked against _meta", () => {
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } };
+  const request = post({ "mcp-method": "tools/list" });
+  assert.equal(
+    checkModernHeaders(request, list, noHeaderParams, undefined, "2026-07-28"),
+    undefined,
+  );
+  assert.deepEqual(checkModernHeaders(request, list, noHeaderParams, undefined, null), {
+    status: 400,
+    code: -32020,
+    message: "Header mismatch: the MCP-Protocol-Version header is missing",
+  });
+  // Read from the request when the caller has not.
+  assert.equal(checkModernHeaders(request, list, noHeaderParams), undefined);
+});

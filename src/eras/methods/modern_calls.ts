@@ -127,11 +127,12 @@ function guardedItemCall(
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { kind, method } = item;
   const { session } = request;
+  const grant = session.grantOf(request.request);
   const parsed = parseCall(
     kind,
     method,
     params,
-    modernFacts(request, meta, deps.services.callMask, trip.continuation),
+    modernFacts(request, meta, deps.services.callMask, trip.continuation, grant),
   );
   const problem = parsed.problem ?? trip.problem;
   const ledger = new InputLedger(trip.answers);
@@ -143,7 +144,7 @@ function guardedItemCall(
     deps.services,
     (m, p, related) => session.notify(m, p, related),
     ledger,
-    session.grantOf(request.request),
+    grant,
   );
   const refused = trip.overQuota;
   const step: CallNext = refused !== undefined

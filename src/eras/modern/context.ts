@@ -160,11 +160,7 @@ export class ModernContext extends ContextBase implements RequestContext {
     this.auth = auth;
     this.#meta = meta;
     this.ledger = ledger;
-    this.client = {
-      info: meta.clientInfo,
-      capabilities: meta.clientCapabilities,
-      protocolVersion: meta.protocolVersion,
-    };
+    this.client = meta.client;
   }
 
   protected minimumLevel(): LoggingLevel | undefined {

@@ -9,7 +9,7 @@
 import type { MethodContext } from "../../dispatcher/dispatcher.ts";
 import { RpcError } from "../../jsonrpc/errors.ts";
 import { isRecord } from "../../jsonrpc/messages.ts";
-import type { CallKind } from "../../call/context.ts";
+import type { AuthGrant, CallKind } from "../../call/context.ts";
 import { isMasked, markMasked, type Mask } from "../../call/mask.ts";
 import { type CallOutcome, sentErrorCode } from "../../call/outcome.ts";
 import { CallFacts } from "../../core/call_facts.ts";
@@ -22,28 +22,26 @@ import { META_KEYS, type RequestMeta } from "./meta.ts";
  * The facts guardrails see for a modern request: the caller as its `_meta`
  * describes it. `continuation` marks a call that carries on an earlier one
  * (a retry with input, or a tasks method), which the rate limiter need not
- * charge again. `mask` is the server's masker, as guardrails see it.
+ * charge again. `mask` is the server's masker, as guardrails see it;
+ * `grant` the request's authorization, when the caller has looked it up.
  */
 export function modernFacts(
   request: MethodContext<McpSession>,
   meta: RequestMeta,
   mask: Mask | undefined,
   continuation: boolean,
+  grant: AuthGrant | undefined = request.session.grantOf(request.request),
 ): CallFacts {
   return new CallFacts(
     request.session.principal,
-    {
-      info: meta.clientInfo,
-      capabilities: meta.clientCapabilities,
-      protocolVersion: meta.protocolVersion,
-    },
+    meta.client,
     request.id,
     request.request,
     meta.raw,
     "modern",
     mask,
     continuation,
-    request.session.grantOf(request.request),
+    grant,
   );
 }
 
@@ -57,7 +55,6 @@ export function modernResult(
   result: Record<string, unknown>,
   hints?: CacheHints,
 ): Record<string, unknown> {
-  const meta = isRecord(result._meta) ? result._meta : {};
   const done: Record<string, unknown> = {
     ...result,
     resultType: result.resultType ?? "complete",
@@ -66,7 +63,10 @@ export function modernResult(
     done.ttlMs = hints.ttlMs;
     done.cacheScope = hints.cacheScope;
   }
-  done._meta = { ...meta, [META_KEYS.serverInfo]: serverInfo };
+  // Most results carry no `_meta`: then there is nothing to copy into the new one.
+  done._meta = isRecord(result._meta)
+    ? { ...result._meta, [META_KEYS.serverInfo]: serverInfo }
+    : { [META_KEYS.serverInfo]: serverInfo };
   return done;
 }
 

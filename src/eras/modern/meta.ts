@@ -8,6 +8,7 @@
 
 import { isRecord, type JsonRpcParams } from "../../jsonrpc/messages.ts";
 import { invalidParamsError, RpcError } from "../../jsonrpc/errors.ts";
+import type { ClientDescription } from "../../core/context.ts";
 import { type Implementation, MODERN_PROTOCOL_VERSIONS } from "../../core/lifecycle.ts";
 import { isLoggingLevel, type LoggingLevel } from "../../core/logging.ts";
 import { ModernErrorCode } from "../../jsonrpc/modern_errors.ts";
@@ -43,6 +44,11 @@ export interface RequestMeta {
   readonly logLevel: LoggingLevel | undefined;
   /** The whole `_meta`. */
   readonly raw: Readonly<Record<string, unknown>>;
+  /**
+   * The three fields above as guardrails and the handler see the client:
+   * built once per request, shared by its call facts and its context.
+   */
+  readonly client: ClientDescription;
 }
 
 /** The -32022 error for a revision not served per request. */
@@ -89,5 +95,6 @@ export function readRequestMeta(params: JsonRpcParams): RequestMeta {
     clientCapabilities: capabilities,
     logLevel: level,
     raw,
+    client: { info: clientInfo, capabilities, protocolVersion: version },
   };
 }

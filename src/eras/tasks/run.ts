@@ -100,6 +100,7 @@ export function taskMeta(parent: ModernContext, taskId: string): RequestMeta {
     logLevel: undefined,
     // The progress token is the task id: progress shows in the task's statusMessage.
     raw: { ...parent._meta, progressToken: taskId },
+    client: parent.client,
   };
 }
 

@@ -12,6 +12,12 @@
  *   `x-user` header as its principal, for the listen-streams memory figure
  *   (every quota at its default).
  *
+ * A request whose `_meta` names revision 2026-07-28 gets what that revision
+ * requires of any server and no more: its `MCP-Protocol-Version`, `Mcp-Method`
+ * and (for `tools/call`) `Mcp-Name` headers compared with the body (400 on a
+ * mismatch), `resultType` in the result, and `server/discover` answered (the
+ * harness probes it before it loads a server with the era's traffic).
+ *
  * The ceiling also holds `subscriptions/listen` streams open: it answers one
  * with an SSE response whose first event acknowledges it, and keeps the
  * stream in a set until the client cancels it.
@@ -56,6 +62,18 @@ function listenStream(id: unknown, params: Record<string, unknown>): Response {
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
+const ERA = "2026-07-28";
+const ERA_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+
+/** Whether a 2026-07-28 request's headers say what its body says, as the revision requires. */
+function eraHeadersAgree(request: Request, method: unknown, params: Record<string, unknown>) {
+  const headers = request.headers;
+  if (headers.get("mcp-protocol-version") !== ERA || headers.get("mcp-method") !== method) {
+    return false;
+  }
+  return method !== "tools/call" || headers.get("mcp-name") === params.name;
+}
+
 /** The ceiling's answer to one request. */
 async function ceiling(request: Request): Promise<Response> {
   if (request.method !== "POST") return new Response(null, { status: 405 });
@@ -64,7 +82,12 @@ async function ceiling(request: Request): Promise<Response> {
   const { id, method } = message;
   const params = isRecord(message.params) ? message.params : {};
   const headers: Record<string, string> = { "content-type": "application/json" };
-  let result: unknown;
+  const era = isRecord(params._meta) && params._meta[ERA_VERSION_KEY] === ERA;
+  if (era && !eraHeadersAgree(request, method, params)) {
+    const error = { code: -32020, message: "Header mismatch" };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 400, headers });
+  }
+  let result: Record<string, unknown> | undefined;
   if (method === "tools/call") {
     const args = isRecord(params.arguments) ? params.arguments : {};
     if (params.name === "echo" && typeof args.text === "string") {
@@ -79,6 +102,12 @@ async function ceiling(request: Request): Promise<Response> {
       capabilities: { tools: {}, resources: { subscribe: true } },
       serverInfo: { name: "ceiling", version: "1.0.0" },
     };
+  } else if (method === "server/discover" && era) {
+    result = {
+      supportedVersions: [ERA],
+      capabilities: { tools: {} },
+      serverInfo: { name: "ceiling", version: "1.0.0" },
+    };
   } else if (method === "subscriptions/listen") {
     return listenStream(id, params);
   } else if (method === "resources/subscribe" && typeof params.uri === "string") {
@@ -86,6 +115,7 @@ async function ceiling(request: Request): Promise<Response> {
     session?.subscriptions.add(params.uri);
     result = {};
   }
+  if (era && result !== undefined) result.resultType = "complete";
   const reply = result === undefined
     ? { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } }
     : { jsonrpc: "2.0", id, result };
