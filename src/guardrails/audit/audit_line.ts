@@ -133,11 +133,6 @@ function stringJson(text: string): string {
   return ESCAPED.test(text) ? escapeSeparators(JSON.stringify(text)) : `"${text}"`;
 }
 
-/** A string's JSON literal when it holds nothing to escape. */
-function quoted(text: string): string {
-  return `"${text}"`;
-}
-
 /** Whether the serialiser would ask `value` for its JSON (a `toJSON`, own or inherited). */
 function hasToJson(value: object): boolean {
   return typeof (value as { toJSON?: unknown }).toJSON === "function";
@@ -177,25 +172,17 @@ function builtEntryParts(entry: AuditEntry): EntryParts | undefined {
       (redaction === undefined || Object.keys(redaction).length !== 1 || hasToJson(redaction)))
   ) return undefined;
   const args: string | undefined = JSON.stringify(entry.arguments);
-  // The short fields are asked once, together, whether any needs escaping (the usual answer
-  // is no): one search instead of one per field. A surrogate anywhere sends every field
-  // through stringJson, paired or not, as the class matches single code units.
-  const string = ESCAPED.test(
-      `${time}${principal ?? ""}${
-        client === null ? "" : `${client.name}${client.version}`
-      }${method}${name ?? ""}${outcome}${typeof request_id === "string" ? request_id : ""}`,
-    )
-    ? stringJson
-    : quoted;
-  const head = `{"seq":${seq},"time":${string(time)},"principal":${
-    principal === null ? "null" : string(principal)
+  const head = `{"seq":${seq},"time":${stringJson(time)},"principal":${
+    principal === null ? "null" : stringJson(principal)
   },"client":${
-    client === null ? "null" : `{"name":${string(client.name)},"version":${string(client.version)}}`
-  },"method":${string(method)},"name":${name === null ? "null" : string(name)}`;
+    client === null
+      ? "null"
+      : `{"name":${stringJson(client.name)},"version":${stringJson(client.version)}}`
+  },"method":${stringJson(method)},"name":${name === null ? "null" : stringJson(name)}`;
   const tail = `,"outcome":${
-    string(outcome)
+    stringJson(outcome)
   },"error_code":${error_code},"duration_ms":${duration_ms},"request_id":${
-    typeof request_id === "string" ? string(request_id) : request_id
+    typeof request_id === "string" ? stringJson(request_id) : request_id
   }${redaction === undefined ? "" : `,"redaction":{"split_secrets":${redaction.split_secrets}}`}}`;
   // An undefined argument (or one whose toJSON says so) leaves the field out, as the serialiser does.
   if (args === undefined) return { head: `${head}${tail}`, args: undefined, tail: "" };
