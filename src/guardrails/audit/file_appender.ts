@@ -1,10 +1,11 @@
 /**
  * Appends lines to a file, in order, a batch at a time: what the file audit
  * sink writes with. One writer loop appends whatever was queued while the
- * previous batch was being written, encoding it into a reused buffer and
- * writing whole lines per write, and syncs it when asked to. The file is opened on the first
- * append with `node:fs/promises`, loaded then, so servers without a file
- * sink never load Node compatibility (cold start).
+ * previous batch was being written, encoding it into a reused buffer (one
+ * encoder call per bufferful) and writing whole lines per write, and syncs
+ * it when asked to. The file is opened on the first append with
+ * `node:fs/promises`, loaded then, so servers without a file sink never load
+ * Node compatibility (cold start).
  *
  * @module
  */
@@ -116,28 +117,32 @@ export class FileAppender {
   }
 
   /**
-   * Appends a batch, encoded line by line into the reused buffer and written
-   * a bufferful at a time, each write holding whole lines only: with the
-   * file opened for appending, two writers sharing a file (two instances,
-   * each with its own chain) never interleave inside a line.
+   * Appends a batch: its lines joined and encoded at once into the reused
+   * buffer (one encoder call per bufferful, not one per line: a call's own
+   * cost outweighs encoding a short line), a bufferful at a time, each write
+   * holding whole lines only: with the file opened for appending, two writers
+   * sharing a file (two instances, each with its own chain) never interleave
+   * inside a line.
    */
   async #write(file: FileHandle, lines: readonly string[]): Promise<void> {
-    let units = lines.length;
-    for (const line of lines) units += line.length;
-    // Room for the whole batch at the worst case of 3 bytes a code unit, up to 1 MiB.
-    let buffer = this.#bufferFor(Math.min(MAX_BUFFER_BYTES, units * 3));
-    let used = 0;
-    for (const line of lines) {
-      // A line as long as a third of a buffer's bytes always fits an empty one.
-      if (used + line.length * 3 + 1 > buffer.length) {
-        if (used > 0) await this.#writeAll(file, buffer, used);
-        used = 0;
-        buffer = this.#bufferFor(line.length * 3 + 1);
+    for (let start = 0; start < lines.length;) {
+      // As many lines as fit a largest buffer at the worst case of 3 bytes a code unit; a
+      // longer line goes alone, in a buffer of its own size.
+      let units = (lines[start]?.length ?? 0) + 1;
+      let end = start + 1;
+      for (; end < lines.length; end++) {
+        const more = units + (lines[end]?.length ?? 0) + 1;
+        if (more * 3 > MAX_BUFFER_BYTES) break;
+        units = more;
       }
-      used += this.#encoder.encodeInto(line, buffer.subarray(used)).written;
-      buffer[used++] = 0x0a;
+      const text = end === start + 1
+        ? `${lines[start]}\n`
+        : `${lines.slice(start, end).join("\n")}\n`;
+      const buffer = this.#bufferFor(text.length * 3);
+      const { written } = this.#encoder.encodeInto(text, buffer);
+      await this.#writeAll(file, buffer, written);
+      start = end;
     }
-    if (used > 0) await this.#writeAll(file, buffer, used);
   }
 
   /** The reused buffer, grown to at least `bytes` when it is smaller. */

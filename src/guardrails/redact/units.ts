@@ -41,20 +41,32 @@ export function unitBytes(text: string): Uint8Array {
 /** Up to this many units, a loop in script costs less than a call to the encoder. */
 const SHORT_UNITS = 24;
 
+/** Views of the start of `buffer`, by length, for the short texts. */
+function shortViewsOf(buffer: Uint8Array): Uint8Array[] {
+  return Array.from({ length: SHORT_UNITS + 1 }, (_, length) => buffer.subarray(0, length));
+}
+
+/** Made once per shared buffer: a new view per scan cost more than filling it. */
+let shortViews = shortViewsOf(shared);
+
 /** {@linkcode unitBytes} of a short text, unit by unit. */
 function shortUnitBytes(text: string): Uint8Array {
-  const buffer = shared;
-  for (let index = 0; index < text.length; index++) {
+  const length = text.length;
+  const view = shortViews[length] ?? shared.subarray(0, length);
+  for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
-    buffer[index] = code < 0x80 ? code : 0x80;
+    view[index] = code < 0x80 ? code : 0x80;
   }
-  return buffer.subarray(0, text.length);
+  return view;
 }
 
 function bufferOf(size: number): Uint8Array {
   if (shared.length >= size) return shared;
   const buffer = new Uint8Array(size);
-  if (size <= KEEP_BYTES) shared = buffer;
+  if (size <= KEEP_BYTES) {
+    shared = buffer;
+    shortViews = shortViewsOf(buffer);
+  }
   return buffer;
 }
 

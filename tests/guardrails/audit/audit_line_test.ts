@@ -186,6 +186,33 @@ Deno.test("property: an entry within the bound is written as the serialiser writ
   }
 });
 
+Deno.test("one short field that needs escaping is escaped, whichever it is, the others plain", () => {
+  // The built line asks all short fields at once whether any needs escaping: each field, and
+  // each kind of character, must still send the line through the escaping path.
+  const nasty = ['a"b', "a\\b", "a\nb", "a\u0001b", "a\ud800b", "a\udc00", "a\u2028b", "a\u2029"];
+  const fields: ((text: string) => Partial<AuditEntry>)[] = [
+    (text) => ({ time: text }),
+    (text) => ({ principal: text }),
+    (text) => ({ client: { name: text, version: "1" } }),
+    (text) => ({ client: { name: "c", version: text } }),
+    (text) => ({ method: text }),
+    (text) => ({ name: text }),
+    (text) => ({ outcome: text as AuditEntry["outcome"] }),
+    (text) => ({ request_id: text }),
+  ];
+  for (const field of fields) {
+    for (const text of nasty) {
+      const entry = entryWith({
+        principal: "p",
+        client: { name: "c", version: "1" },
+        ...field(text),
+      });
+      const line = boundedEntryJson(entry, DEFAULT_MAX_LINE_BYTES, fail);
+      assert.equal(line, escapeSeparators(JSON.stringify(entry)), JSON.stringify(text));
+    }
+  }
+});
+
 /** A server whose audit log writes lines to `lines`, with no redaction rules (to compare fields). */
 function auditedServer(lines: string[], bound: number, principal: string | undefined) {
   const sink = stderrAuditSink({ write: (line) => void lines.push(line) });

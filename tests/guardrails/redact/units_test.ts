@@ -45,6 +45,26 @@ Deno.test("unitBytes() ends where the text ends, after a longer text filled the 
   assert.deepEqual([view[0], view[1], view[2], view[3], view.at(-1)], [0x80, 0x80, 0x80, 97, 97]);
 });
 
+Deno.test("unitBytes() maps every short length exactly, before and after the buffer grows", () => {
+  // Short texts reuse views made once per buffer: each must end where its text ends, and a
+  // grown buffer must get views of its own.
+  for (const grow of [0, 200_000]) {
+    if (grow > 0) unitBytes("y".repeat(grow));
+    // A text past the short ones is encoded into the shared buffer itself.
+    const shared = unitBytes("z".repeat(100)).buffer;
+    for (let length = 0; length <= 30; length++) {
+      const text = "é".repeat(length % 3) + "k".repeat(length - (length % 3));
+      const units = unitBytes(text);
+      assert.equal(units.length, length);
+      assert.equal(units.buffer, shared, "a view of the shared buffer");
+      for (let index = 0; index < length; index++) {
+        assert.equal(units[index], text.charCodeAt(index) < 128 ? text.charCodeAt(index) : 0x80);
+      }
+      assert.equal(units[length], undefined);
+    }
+  }
+});
+
 Deno.test("a scan leaves no copy of the text in the reused buffer, ASCII or not", () => {
   const redactor = compileRedactor();
   // Non-ASCII before the secret pushes its UTF-8 bytes past the compacted units; the last text
