@@ -18,25 +18,10 @@ import {
   startRecording,
   stopRecording,
 } from "../../../src/guardrails/redact/memo.ts";
+import { scansOf } from "../../_helpers/scan_counter.ts";
 
 const SECRET = "ghp_R8mZ2kQ7vX4nB1cT6yH3jW9pL5sD0fGaE2uK";
 const LARGE = `${"words and more words ".repeat(MEMO_MIN_UNITS / 16)} ${SECRET}`;
-
-/** How many scans `body` runs over exactly `text` (the scanner encodes each text it scans once). */
-function scansOf(text: string, body: () => void): number {
-  const original = TextEncoder.prototype.encodeInto;
-  let scans = 0;
-  TextEncoder.prototype.encodeInto = function (source, destination) {
-    if (source === text) scans++;
-    return original.call(this, source, destination);
-  };
-  try {
-    body();
-  } finally {
-    TextEncoder.prototype.encodeInto = original;
-  }
-  return scans;
-}
 
 /** Masks `text` as a recording step; the result and the record. */
 function recorded(compiled: Compiled, mask: string, text: string) {

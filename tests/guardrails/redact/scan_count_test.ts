@@ -15,22 +15,7 @@ import { type AuditSink, createGuardrails, type GuardrailsConfig } from "../../.
 import { MemoryTransport } from "../../../testing.ts";
 import { request } from "../../_helpers/helpers.ts";
 import { memorySink } from "../../_helpers/guarded_desk.ts";
-
-/** Runs `body` while counting the encodings of exactly `text`. */
-async function scansOf(text: string, body: () => Promise<void>): Promise<number> {
-  const original = TextEncoder.prototype.encodeInto;
-  let scans = 0;
-  TextEncoder.prototype.encodeInto = function (source, destination) {
-    if (source === text) scans++;
-    return original.call(this, source, destination);
-  };
-  try {
-    await body();
-  } finally {
-    TextEncoder.prototype.encodeInto = original;
-  }
-  return scans;
-}
+import { scansOf } from "../../_helpers/scan_counter.ts";
 
 /** A text no preset masks, large enough that no other path encodes it by chance. */
 const TEXT = "plain words and numbers 0123456789, nothing secret here. ".repeat(4096);
